@@ -1,0 +1,95 @@
+"""JSON Lines of chunk objects, a JSON array of chunks, and a lone JSON body."""
+
+from __future__ import annotations
+
+import re
+
+from ..domain.events import RawEvent
+from ..domain.stream import Source, Stream
+from ..domain.timeline import TimelineBuilder
+from .model import Limits
+
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
+_TOKENS = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"?|[\[\]{},]')
+
+
+def read_jsonl(data: bytes, limits: Limits, origin: str = "capture") -> list[Stream]:
+    builder = TimelineBuilder(Source(data), origin=origin, max_events=limits.max_events)
+    line_no, pos = 1, 0
+    for match in _LINE.finditer(data):
+        text = match.group()
+        if not text:
+            break
+        body = text.rstrip(b"\r\n")
+        stripped = body.strip()
+        if stripped:
+            if stripped.startswith(b"data:"):  # tolerate SSE prefixes pasted into JSON Lines
+                stripped = stripped[5:].strip()
+            raw = RawEvent(-1, line_no, pos, pos + len(text), None)
+            builder.data(raw, stripped, pos + body.find(stripped[:1]))
+        line_no += 1
+        pos += len(text)
+    return builder.close()
+
+
+def read_json_array(data: bytes, limits: Limits, origin: str = "capture") -> list[Stream]:
+    """Each top-level element of the array is one payload, kept as its own text. A lone
+    (pretty-printed) object is one payload."""
+    builder = TimelineBuilder(Source(data), origin=origin, max_events=limits.max_events)
+    stripped = data.lstrip()
+    if stripped[:1] != b"[":
+        start = len(data) - len(stripped)
+        spans = [(start, len(data.rstrip()))]
+    else:
+        spans = split_array(data)
+    for start, end in spans:
+        raw = RawEvent(-1, data.count(b"\n", 0, start) + 1, start, end, None)
+        builder.data(raw, data[start:end], start)
+    return builder.close()
+
+
+def read_json_body(
+    source: Source, body: bytes, limits: Limits, *, origin: str, line: int = 1, byte: int = 0
+) -> list[Stream]:
+    """A non-streaming answer: the whole body is one payload."""
+    builder = TimelineBuilder(source, origin=origin, max_events=limits.max_events)
+    raw = RawEvent(-1, line, byte, byte + len(body), None)
+    builder.data(raw, body.strip(), byte)
+    return builder.close()
+
+
+def split_array(data: bytes) -> list[tuple[int, int]]:
+    """Byte ranges of the top-level elements of a JSON array, found without parsing values.
+
+    An array that never closes gives its last element up to the end, so the payload decoder
+    can say where it breaks."""
+    spans: list[tuple[int, int]] = []
+    depth, prev = 0, -1
+    for match in _TOKENS.finditer(data):
+        first = match.group()[:1]
+        if first == b'"':
+            continue
+        if first in (b"[", b"{"):
+            depth += 1
+            if depth == 1:
+                prev = match.start()
+        elif first in (b"]", b"}"):
+            depth -= 1
+            if depth == 0:
+                _add_span(data, prev + 1, match.start(), spans)
+                return spans
+        elif depth == 1:
+            _add_span(data, prev + 1, match.start(), spans)
+            prev = match.start()
+    if prev >= 0:
+        _add_span(data, prev + 1, len(data), spans)
+    return spans
+
+
+def _add_span(data: bytes, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    while start < end and data[start : start + 1].isspace():
+        start += 1
+    while end > start and data[end - 1 : end].isspace():
+        end -= 1
+    if end > start:
+        spans.append((start, end))

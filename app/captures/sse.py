@@ -1,0 +1,59 @@
+"""Raw SSE files and curl output (``curl -N``, ``curl -i``: status line and headers first)."""
+
+from __future__ import annotations
+
+import re
+
+from ..domain.stream import Source, Stream
+from ..domain.timeline import SSEFeeder, TimelineBuilder
+from .model import Capture, Limits
+
+_STATUS = re.compile(rb"HTTP/[0-9.]+ +(\d{3})[^\r\n]*")
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+def read_sse(data: bytes, limits: Limits, origin: str = "capture") -> list[Stream]:
+    return read_sse_body(Source(data), data, limits, origin=origin)
+
+
+def read_sse_body(
+    source: Source,
+    body: bytes,
+    limits: Limits,
+    *,
+    origin: str,
+    line: int = 1,
+    byte: int = 0,
+) -> list[Stream]:
+    builder = TimelineBuilder(source, origin=origin, max_events=limits.max_events)
+    feeder = SSEFeeder(builder, line=line, byte=byte, max_line=limits.max_line)
+    feeder.feed_all(body)
+    return feeder.close()
+
+
+def read_curl(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
+    """Skip each ``HTTP/x status`` block (100 Continue, redirects with -L) before the body."""
+    pos, status, content_type = 0, None, b""
+    while True:
+        match = _STATUS.match(data, pos)
+        if match is None:
+            break
+        end = _HEADER_END.search(data, match.end())
+        if end is None:
+            capture.note("curl_headers", "error", "the HTTP headers never end; no body")
+            return []
+        status = int(match.group(1))
+        headers = data[match.end() : end.start()]
+        found = re.search(rb"(?im)^content-type:\s*([^\r\n]*)", headers)
+        content_type = found.group(1).lower() if found else b""
+        pos = end.end()
+    if status is not None and status >= 400:
+        capture.note("http_status", "error", f"the server answered HTTP {status}")
+    line = data.count(b"\n", 0, pos) + 1
+    body = data[pos:]
+    origin = f"HTTP {status}" if status else "capture"
+    if b"json" in content_type and not body.lstrip().startswith(b"data:"):
+        from .jsonl import read_json_body
+
+        return read_json_body(Source(data), body, limits, origin=origin, line=line, byte=pos)
+    return read_sse_body(Source(data), body, limits, origin=origin, line=line, byte=pos)

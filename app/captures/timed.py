@@ -1,0 +1,177 @@
+"""Streamscope's timed capture format (``docs/capture-format.md``).
+
+JSON Lines, one record per line, in this order:
+
+1. ``{"type":"header","format":"streamscope.timed","version":1,"created":...,"source":{...},
+   "request":{...},"response":{...}}``: where the stream came from, credentials removed;
+2. ``{"type":"read","t":12.5,"text":"data: ..."}`` per network read: ``t`` is the monotonic
+   offset from the request start in milliseconds; ``text`` holds the bytes when they are valid
+   UTF-8, else ``"base64"`` holds them;
+3. ``{"type":"end","t":...,"reason":"done"|"error"|"cancelled"|"disconnected"}``.
+
+``write_*`` emit one canonical byte form (orjson, compact, keys in this order), and
+``read_records`` keeps the records as they were, so reading then writing a file that Streamscope
+wrote gives the same bytes, read boundaries and times included.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..domain.jsontext import decode_lenient
+from ..domain.stream import Source, Stream
+from ..domain.timeline import SSEFeeder, TimelineBuilder
+from .model import Capture, Limits
+
+FORMAT_NAME = "streamscope.timed"
+FORMAT_VERSION = 1
+END_REASONS = ("done", "error", "cancelled", "disconnected")
+
+
+@dataclass
+class TimedRecords:
+    header: dict[str, Any] | None = None
+    reads: list[tuple[float, bytes]] = field(default_factory=list)
+    end: dict[str, Any] | None = None
+
+
+# ---------------------------------------------------------------------- writing
+def header_line(
+    *,
+    created: str,
+    source: dict[str, Any] | None = None,
+    request: dict[str, Any] | None = None,
+    response: dict[str, Any] | None = None,
+) -> bytes:
+    record = {
+        "type": "header",
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "created": created,
+        "source": source or {},
+        "request": request or {},
+        "response": response or {},
+    }
+    return orjson.dumps(record) + b"\n"
+
+
+def read_line(t: float, data: bytes) -> bytes:
+    try:
+        record: dict[str, Any] = {"type": "read", "t": float(t), "text": data.decode()}
+    except UnicodeDecodeError:
+        record = {"type": "read", "t": float(t), "base64": base64.b64encode(data).decode()}
+    return orjson.dumps(record) + b"\n"
+
+
+def end_line(t: float, reason: str, error: str | None = None) -> bytes:
+    record: dict[str, Any] = {"type": "end", "t": float(t), "reason": reason}
+    if error:
+        record["error"] = error
+    return orjson.dumps(record) + b"\n"
+
+
+def write_records(records: TimedRecords) -> bytes:
+    out = []
+    if records.header is not None:
+        out.append(orjson.dumps(records.header) + b"\n")
+    out.extend(read_line(t, data) for t, data in records.reads)
+    if records.end is not None:
+        out.append(orjson.dumps(records.end) + b"\n")
+    return b"".join(out)
+
+
+# ---------------------------------------------------------------------- reading
+def is_timed(first_line: bytes) -> bool:
+    try:
+        record = orjson.loads(first_line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and record.get("format") == FORMAT_NAME
+
+
+def read_records(data: bytes, capture: Capture) -> TimedRecords:
+    records = TimedRecords()
+    last_t = 0.0
+    for line_no, line in enumerate(data.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        record = _record(line, line_no, capture)
+        if record is None:
+            continue
+        kind = record.get("type")
+        if kind == "header":
+            records.header = record
+            version = record.get("version")
+            if version != FORMAT_VERSION:
+                capture.note("timed_version", "warning", f"format version {version!r}", line_no)
+        elif kind == "read":
+            read = _read(record, line_no, capture)
+            if read is not None:
+                if read[0] < last_t:
+                    capture.note("timed_order", "warning", "time goes backwards here", line_no)
+                last_t = read[0]
+                records.reads.append(read)
+        elif kind == "end":
+            records.end = record
+        else:
+            capture.note("timed_record", "warning", f"unknown record type {kind!r}", line_no)
+    if records.header is None:
+        capture.note("timed_header", "warning", "no header record")
+    return records
+
+
+def _record(line: bytes, line_no: int, capture: Capture) -> dict[str, Any] | None:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        decoded = decode_lenient(line)
+        record = decoded.value
+        if not decoded.ok:
+            message = decoded.problems[-1].message if decoded.problems else "not JSON"
+            capture.note("timed_json", "error", f"record is not JSON: {message}", line_no)
+            return None
+    if not isinstance(record, dict):
+        capture.note("timed_record", "error", "record is not a JSON object", line_no)
+        return None
+    return record
+
+
+def _read(record: dict[str, Any], line_no: int, capture: Capture) -> tuple[float, bytes] | None:
+    t = record.get("t")
+    if not isinstance(t, (int, float)) or isinstance(t, bool):
+        capture.note("timed_time", "error", "read without a numeric t", line_no)
+        return None
+    if isinstance(record.get("text"), str):
+        return float(t), record["text"].encode("utf-8", errors="replace")
+    try:
+        return float(t), base64.b64decode(str(record.get("base64", "")), validate=True)
+    except (binascii.Error, ValueError):
+        capture.note("timed_base64", "error", "read whose base64 does not decode", line_no)
+        return None
+
+
+def read_timed(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
+    records = read_records(data, capture)
+    capture.header = records.header
+    header = records.header or {}
+    source = header.get("source") if isinstance(header.get("source"), dict) else {}
+    origin = str(source.get("url") or "timed capture")
+    builder = TimelineBuilder(
+        Source(), origin=origin, split_on_done=False, timed=True, max_events=limits.max_events
+    )
+    feeder = SSEFeeder(builder, max_line=limits.max_line, record=True)
+    for t, chunk in records.reads:
+        feeder.feed(chunk, t)
+    end = records.end or {}
+    streams = feeder.close(end.get("t") if isinstance(end.get("t"), (int, float)) else None)
+    for stream in streams:
+        stream.request = header.get("request") if isinstance(header.get("request"), dict) else None
+        stream.end_reason = end.get("reason") if isinstance(end.get("reason"), str) else None
+    if records.end is None:
+        capture.note("timed_end", "warning", "no end record: the recording was cut short")
+    return streams

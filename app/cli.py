@@ -1,0 +1,71 @@
+"""The ``streamscope`` command: ``inspect`` a capture, ``serve`` the player, ``record`` a run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import orjson
+
+from .captures import FORMATS, Limits, read_capture
+from .domain.summary import diagnostic_json, summarize
+
+EXIT_OK = 0
+EXIT_NO_STREAM = 2
+
+
+def _read_input(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    return Path(path).read_bytes()
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    try:
+        data = _read_input(args.file)
+    except OSError as exc:
+        print(f"streamscope: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_NO_STREAM
+    capture = read_capture(data, args.format, Limits())
+    read_any = any(stream.raw for stream in capture.streams)
+    if args.json:
+        document = {
+            "format": capture.format,
+            "compression": capture.compression,
+            "diagnostics": [diagnostic_json(d) for d in capture.diagnostics],
+            "streams": [summarize(stream, args.stall_ms) for stream in capture.streams],
+        }
+        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        from .report import render
+
+        sys.stdout.write(render(capture, args.file))
+    return EXIT_OK if read_any else EXIT_NO_STREAM
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="streamscope",
+        description="See what an LLM really sends when it streams.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    inspect = commands.add_parser("inspect", help="read a capture and summarise each stream")
+    inspect.add_argument("file", help="capture file, or - for standard input")
+    inspect.add_argument("--format", choices=sorted(FORMATS), help="skip detection")
+    inspect.add_argument("--json", action="store_true", help="machine-readable output")
+    inspect.add_argument(
+        "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"
+    )
+    inspect.set_defaults(run=cmd_inspect)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,287 @@
+"""The event timeline: what one stream means, event by event.
+
+Parsing a capture yields, per stream, two tables:
+
+* ``RawEvent``: one per SSE event, comment or chunk line as it was in the source, with its
+  position (1-based line, byte offsets) and its time offset from the request start (``t``, in
+  milliseconds, ``None`` when the capture has no timing). The raw text itself stays in the
+  source bytes and is sliced out on demand (``Stream.raw_text``), so it is held only once.
+* ``Event``: the typed meaning of those raw events, in order. Every event carries ``seq`` (its
+  position in the timeline), ``raw`` (the index of the raw event it came from, -1 for none) and
+  ``t`` (copied from that raw event). One raw chunk can give several events (text + logprobs +
+  finish); they share ``raw`` and ``t``.
+
+The set of kinds is closed: ``EVENT_TYPES`` below. ``docs/timeline.md`` documents each with an
+example, and the websocket protocol carries them as they are (``to_json``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import orjson
+
+Severity = Literal["error", "warning", "info"]
+
+
+@dataclass(slots=True)
+class RawEvent:
+    """One SSE event (or comment, or JSON line) as it sat in the source.
+
+    ``byte``/``end`` are offsets into the stream's source bytes; ``line`` is the 1-based line of
+    its first byte. ``t`` is the time offset (ms from request start) of the network read that
+    completed it. ``kind`` is "event" (has data), "comment" or "other" (fields without data).
+    """
+
+    index: int
+    line: int
+    byte: int
+    end: int
+    t: float | None
+    kind: str = "event"
+    event: str | None = None
+    id: str | None = None
+    # Filled in by the interpreter: did this chunk carry choices / visible output / reasoning?
+    choices: bool = False
+    output: bool = False
+    reasoning: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "line": self.line,
+            "byte": self.byte,
+            "end": self.end,
+            "t": self.t,
+            "kind": self.kind,
+            "event": self.event,
+            "id": self.id,
+        }
+
+
+@dataclass(slots=True, kw_only=True)
+class Event:
+    """Base of every timeline event."""
+
+    kind: ClassVar[str] = "event"
+    seq: int = 0
+    raw: int = -1
+    t: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        for name in self.__dataclass_fields__:  # type: ignore[attr-defined]
+            out[name] = getattr(self, name)
+        return out
+
+
+@dataclass(slots=True, kw_only=True)
+class TextDelta(Event):
+    """Assistant content for one choice. ``part`` is "text" when it came as a typed content part."""
+
+    kind: ClassVar[str] = "text"
+    choice: int
+    text: str
+    part: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class ReasoningDelta(Event):
+    """Reasoning text; ``field`` names where it came from (reasoning_content, reasoning, thinking)."""
+
+    kind: ClassVar[str] = "reasoning"
+    choice: int
+    text: str
+    field: str
+    part: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class RefusalDelta(Event):
+    kind: ClassVar[str] = "refusal"
+    choice: int
+    text: str
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolCallStart(Event):
+    """A tool call begins. ``call`` numbers the calls of a choice from 0 in arrival order;
+    ``index`` is the index the server sent (None when it sent none)."""
+
+    kind: ClassVar[str] = "tool_start"
+    choice: int
+    call: int
+    index: int | None
+    id: str | None
+    name: str | None
+    type: str | None
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolCallArgs(Event):
+    """One fragment of a tool call's arguments, as sent."""
+
+    kind: ClassVar[str] = "tool_args"
+    choice: int
+    call: int
+    text: str
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolCallEnd(Event):
+    """A tool call is complete (its choice finished, or the stream ended).
+
+    ``status`` is "valid" (arguments parse as JSON), "empty" (no arguments were sent) or
+    "invalid" with ``error`` in plain words, ``error_pos`` (character offset) and
+    ``incomplete`` (the text stops before the JSON value is complete).
+    """
+
+    kind: ClassVar[str] = "tool_end"
+    choice: int
+    call: int
+    id: str | None
+    name: str | None
+    arguments: str
+    status: str
+    error: str | None = None
+    error_pos: int | None = None
+    incomplete: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
+class Logprobs(Event):
+    """Token logprobs that arrived in one chunk for one choice.
+
+    ``field`` is "content" or "refusal"; ``entries`` is the list of
+    ``{token, logprob, bytes, top_logprobs}`` exactly as sent, held as JSON text (bytes)
+    because it is large and is only ever re-serialised: ``to_json`` embeds it as an
+    ``orjson.Fragment`` without parsing it again.
+    """
+
+    kind: ClassVar[str] = "logprobs"
+    choice: int
+    field: str
+    count: int
+    entries: bytes
+
+    def entry_list(self) -> list[dict[str, Any]]:
+        return orjson.loads(self.entries)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "seq": self.seq,
+            "raw": self.raw,
+            "t": self.t,
+            "choice": self.choice,
+            "field": self.field,
+            "count": self.count,
+            "entries": orjson.Fragment(self.entries),
+        }
+
+
+@dataclass(slots=True, kw_only=True)
+class Usage(Event):
+    kind: ClassVar[str] = "usage"
+    usage: dict[str, Any]
+    source: str = "usage"
+
+
+@dataclass(slots=True, kw_only=True)
+class Finish(Event):
+    kind: ClassVar[str] = "finish"
+    choice: int
+    reason: str
+
+
+@dataclass(slots=True, kw_only=True)
+class Meta(Event):
+    """Identity of the response: sent with the first chunk, again when model or fingerprint change."""
+
+    kind: ClassVar[str] = "meta"
+    fields: dict[str, Any]
+
+
+@dataclass(slots=True, kw_only=True)
+class Extra(Event):
+    """Provider extras (fields outside the chunk schema), sent when their value changes.
+
+    ``scope`` is "chunk", "choice" or "delta"; ``choice`` is None for chunk scope.
+    """
+
+    kind: ClassVar[str] = "extra"
+    scope: str
+    choice: int | None
+    fields: dict[str, Any]
+
+
+@dataclass(slots=True, kw_only=True)
+class StreamError(Event):
+    """An error reported inside the stream (``data: {"error": ...}``, with or without
+    ``event: error``). Everything before it is kept."""
+
+    kind: ClassVar[str] = "error"
+    message: str
+    code: Any = None
+    error: Any = None
+    event: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Comment(Event):
+    """An SSE comment line, usually a keep-alive (``: OPENROUTER PROCESSING``)."""
+
+    kind: ClassVar[str] = "comment"
+    text: str
+
+
+@dataclass(slots=True, kw_only=True)
+class Payload(Event):
+    """A payload that is not a plain chunk, classified: ping, prompt_filter_results,
+    completion_done, completion, moderation, not_an_object, foreign_event, unknown."""
+
+    kind: ClassVar[str] = "payload"
+    category: str
+    summary: str
+    value: Any = None
+
+
+@dataclass(slots=True, kw_only=True)
+class Done(Event):
+    """``data: [DONE]``: the server says the stream is over."""
+
+    kind: ClassVar[str] = "done"
+
+
+@dataclass(slots=True, kw_only=True)
+class Diagnostic(Event):
+    """Something wrong or unusual in the input, said in plain words, with where it is."""
+
+    kind: ClassVar[str] = "diagnostic"
+    code: str
+    severity: Severity
+    message: str
+    line: int | None = None
+    byte: int | None = None
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    TextDelta,
+    ReasoningDelta,
+    RefusalDelta,
+    ToolCallStart,
+    ToolCallArgs,
+    ToolCallEnd,
+    Logprobs,
+    Usage,
+    Finish,
+    Meta,
+    Extra,
+    StreamError,
+    Comment,
+    Payload,
+    Done,
+    Diagnostic,
+)
+EVENT_KINDS: tuple[str, ...] = tuple(cls.kind for cls in EVENT_TYPES)

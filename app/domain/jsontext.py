@@ -1,0 +1,204 @@
+"""JSON decoding that never raises, and says what was wrong.
+
+The hot path is ``orjson.loads``. Only a payload orjson refuses comes here: we then decode it
+with the standard library, which accepts ``NaN``/``Infinity`` and lone surrogate escapes, and
+turn each oddity into a ``Problem`` instead of an exception:
+
+* invalid UTF-8 bytes are replaced with U+FFFD (the position of the first one is reported);
+* ``NaN``, ``Infinity`` and numbers that overflow a double become ``null``;
+* integers longer than 4,000 digits are kept as text (Python refuses to convert them);
+* lone surrogates (``"\\ud800"``) are replaced with U+FFFD: they cannot be encoded later;
+* nesting deeper than orjson's 1,024 levels is refused without recursion (stdlib ``json`` would
+  raise ``RecursionError``, which is not a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+MAX_INT_DIGITS = 4000
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(slots=True, frozen=True)
+class Problem:
+    code: str
+    severity: str
+    message: str
+    pos: int | None = None  # character (or byte, for invalid_utf8) offset in the payload
+
+
+@dataclass(slots=True)
+class Decoded:
+    value: Any
+    ok: bool
+    problems: list[Problem]
+
+
+def decode_lenient(data: bytes | str) -> Decoded:
+    """Decode a payload orjson refused. ``ok`` is False when nothing usable came out."""
+    problems: list[Problem] = []
+    text = _as_text(data, problems)
+    try:
+        return Decoded(orjson.loads(text), True, problems)
+    except orjson.JSONDecodeError as exc:
+        if "depth" in str(exc) or "recursion" in str(exc):
+            problems.append(
+                Problem(
+                    "json_too_deep",
+                    "error",
+                    "JSON nested more than 1,024 levels deep; not read",
+                    exc.pos,
+                )
+            )
+            return Decoded(None, False, problems)
+    return _decode_stdlib(text, problems)
+
+
+def _as_text(data: bytes | str, problems: list[Problem]) -> str:
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode()
+    except UnicodeDecodeError as exc:
+        problems.append(
+            Problem(
+                "invalid_utf8",
+                "warning",
+                f"byte 0x{data[exc.start]:02x} is not valid UTF-8; replaced with U+FFFD",
+                exc.start,
+            )
+        )
+        return data.decode(errors="replace")
+
+
+def _decode_stdlib(text: str, problems: list[Problem]) -> Decoded:
+    def constant(name: str) -> None:
+        problems.append(
+            Problem("json_nonfinite", "warning", f"{name} is not valid JSON; read as null")
+        )
+
+    def number(literal: str) -> float | None:
+        value = float(literal)
+        if value in (float("inf"), float("-inf")):
+            problems.append(
+                Problem(
+                    "json_number_range",
+                    "warning",
+                    f"number {literal[:40]} is out of range for a double; read as null",
+                )
+            )
+            return None
+        return value
+
+    def integer(literal: str) -> int | str:
+        if len(literal) > MAX_INT_DIGITS:
+            problems.append(
+                Problem(
+                    "json_number_range",
+                    "warning",
+                    f"integer of {len(literal)} digits kept as text",
+                )
+            )
+            return literal
+        return int(literal)
+
+    try:
+        value = json.loads(text, parse_constant=constant, parse_float=number, parse_int=integer)
+    except json.JSONDecodeError as exc:
+        problems.append(Problem("json_error", "error", _describe(exc, text), exc.pos))
+        return Decoded(None, False, problems)
+    except RecursionError:
+        problems.append(Problem("json_too_deep", "error", "JSON nested too deeply; not read"))
+        return Decoded(None, False, problems)
+    if _has_surrogates(text):
+        value = _replace_surrogates(value, problems)
+    return Decoded(value, True, problems)
+
+
+def _describe(exc: json.JSONDecodeError, text: str) -> str:
+    message = exc.msg[0].lower() + exc.msg[1:]
+    if not message.endswith(" at"):
+        message += " at"
+    where = f"line {exc.lineno} column {exc.colno} (char {exc.pos})"
+    if not text.strip():
+        return "empty payload, not JSON"
+    if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated"):
+        return f"incomplete JSON: {message} {where}"
+    return f"invalid JSON: {message} {where}"
+
+
+def _has_surrogates(text: str) -> bool:
+    return "\\u" in text.lower() and re.search(r"\\u[dD][89a-fA-F]", text) is not None
+
+
+def _replace_surrogates(value: Any, problems: list[Problem]) -> Any:
+    """Walk the value without recursion and replace lone surrogates with U+FFFD."""
+    found = False
+
+    def fix(s: str) -> str:
+        nonlocal found
+        if _SURROGATE.search(s):
+            found = True
+            return _SURROGATE.sub("\ufffd", s)
+        return s
+
+    root = [value]
+    stack: list[Any] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                if isinstance(item, str):
+                    node[i] = fix(item)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+        elif isinstance(node, dict):
+            for key in list(node):
+                item = node[key]
+                new_key = fix(key)
+                if new_key != key:
+                    del node[key]
+                if isinstance(item, str):
+                    item = fix(item)
+                elif isinstance(item, (list, dict)):
+                    stack.append(item)
+                node[new_key] = item
+    if found:
+        problems.append(
+            Problem("lone_surrogate", "warning", "lone UTF-16 surrogate replaced with U+FFFD")
+        )
+    return root[0]
+
+
+@dataclass(slots=True, frozen=True)
+class ArgumentsCheck:
+    """What a tool call's complete argument string is: valid, empty or invalid (and where)."""
+
+    status: str
+    error: str | None = None
+    pos: int | None = None
+    incomplete: bool = False
+
+
+def check_arguments(text: str) -> ArgumentsCheck:
+    if not text.strip():
+        return ArgumentsCheck("empty")
+    try:
+        orjson.loads(text)
+        return ArgumentsCheck("valid")
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        json.loads(text)
+        return ArgumentsCheck("valid")
+    except json.JSONDecodeError as exc:
+        incomplete = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated")
+        return ArgumentsCheck("invalid", _describe(exc, text), exc.pos, incomplete)
+    except RecursionError:
+        return ArgumentsCheck("invalid", "invalid JSON: nested too deeply", None, False)

@@ -1,0 +1,276 @@
+"""Incremental Server-Sent-Events decoder (WHATWG "event stream interpretation"), bytes in.
+
+Pure and incremental: feed it network reads as they come, in any split, and it returns the SSE
+items completed by each read. It splits bytes into lines first (at LF, CR or CRLF, a CRLF pair
+may straddle two reads) and never decodes the ``data`` bytes itself: U+2028, U+2029 and U+0085
+are legal inside JSON strings and must not end a line, and the payload decoder validates UTF-8.
+
+Linear in the input: a long line arriving in many small reads is kept as a list of pieces and
+joined once, when it ends (sseclient-py rescans its buffer and goes quadratic).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .events import Diagnostic, RawEvent
+
+DEFAULT_MAX_LINE = 16 * 1024 * 1024
+BOM = b"\xef\xbb\xbf"
+_FIELDS = (b"data", b"event", b"id", b"retry")
+_LINES = re.compile(rb"([^\r\n]*)(\r\n|\r|\n)")
+
+
+@dataclass(slots=True)
+class SSEItem:
+    """A dispatched SSE event (``data`` set) or a comment line (``comment`` set)."""
+
+    raw: RawEvent
+    data: bytes | None = None
+    comment: str | None = None
+    data_offset: int = 0  # byte offset of the first data value, for error positions
+
+
+class SSEDecoder:
+    """Turns byte reads into ``SSEItem`` s. Problems go to ``diagnostics`` (drained by the caller).
+
+    ``line`` and ``byte`` give the position of the first byte fed, so a body that starts after
+    HTTP headers still reports file positions.
+    """
+
+    def __init__(self, *, max_line: int = DEFAULT_MAX_LINE, line: int = 1, byte: int = 0) -> None:
+        self.max_line = max_line
+        self.diagnostics: list[Diagnostic] = []
+        self._line = line
+        self._byte = byte
+        self._started = False
+        self._head = b""  # first bytes held until we know whether they are a BOM
+        self._pieces: list[bytes] = []
+        self._pieces_len = 0
+        self._overlong = False
+        self._byte_skipped = 0
+        self._cr_pending = False
+        self._last: RawEvent | None = None
+        self._reset_event()
+        self.last_event_id: str | None = None
+
+    # ----------------------------------------------------------------- input
+    def feed(self, chunk: bytes, t: float | None = None) -> list[SSEItem]:
+        out: list[SSEItem] = []
+        if not self._started:
+            chunk = self._strip_bom(chunk)
+            if not self._started:
+                return out
+        if self._cr_pending and chunk:
+            self._cr_pending = False
+            if chunk[0] == 0x0A:  # the LF of a CRLF split across reads
+                chunk = chunk[1:]
+                self._byte += 1
+                if self._last is not None and self._last.end == self._byte - 1:
+                    self._last.end = self._byte
+        cut = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+        if cut < 0:
+            self._hold(chunk)
+            return out
+        block = chunk if cut == len(chunk) - 1 else chunk[: cut + 1]
+        if self._pieces:
+            if not self._overlong:
+                block = b"".join(self._pieces) + block
+            self._pieces = []
+            self._pieces_len = 0
+        self._cr_pending = block[-1] == 0x0D
+        self._block(block, t, out)
+        if cut + 1 < len(chunk):
+            self._hold(chunk[cut + 1 :])
+        return out
+
+    def close(self, t: float | None = None) -> list[SSEItem]:
+        """End of input: an unterminated last line and event are accepted, with a diagnostic."""
+        out: list[SSEItem] = []
+        if not self._started and self._head:
+            self._started = True
+            self._hold(self._head)
+        if self._overlong:
+            self._skip_overlong(0)
+        elif self._pieces:
+            block = b"".join(self._pieces)
+            self._pieces, self._pieces_len = [], 0
+            self._process_line(block, 0, t, out)
+            self._note("unterminated_line", "info", "the last line has no line ending")
+        if self._data is not None:
+            self._note(
+                "unterminated_event",
+                "warning",
+                "the last event is not followed by a blank line; it was read anyway",
+            )
+            self._dispatch(t, out)
+        return out
+
+    # --------------------------------------------------------------- helpers
+    def _strip_bom(self, chunk: bytes) -> bytes:
+        self._head += chunk
+        if len(self._head) < 3 and self._head == BOM[: len(self._head)]:
+            return b""
+        self._started = True
+        chunk, self._head = self._head, b""
+        if chunk.startswith(BOM):
+            self._byte += 3
+            return chunk[3:]
+        return chunk
+
+    def _hold(self, piece: bytes) -> None:
+        if self._overlong:
+            self._byte_skipped += len(piece)
+            return
+        self._pieces.append(piece)
+        self._pieces_len += len(piece)
+        if self._pieces_len > self.max_line:
+            self._overlong = True
+            self._byte_skipped = self._pieces_len
+            self._pieces = []
+            self._pieces_len = 0
+
+    def _reset_event(self) -> None:
+        self._data: list[bytes] | None = None
+        self._data_offset = 0
+        self._event: str | None = None
+        self._ev_line = 0
+        self._ev_byte = -1
+
+    def _block(self, block: bytes, t: float | None, out: list[SSEItem]) -> None:
+        """Process a block made only of complete lines."""
+        if self._overlong:
+            # The first line of this block is the tail of an over-long line: drop it.
+            m = _LINES.match(block)
+            assert m is not None
+            self._byte_skipped += len(m.group(1))
+            self._skip_overlong(len(m.group(2)))
+            block = block[m.end() :]
+        if b"\r" not in block:
+            lines = block.split(b"\n")
+            lines.pop()  # the block ends with a terminator
+            for line in lines:
+                self._process_line(line, 1, t, out)
+        else:
+            for m in _LINES.finditer(block):
+                self._process_line(m.group(1), len(m.group(2)), t, out)
+
+    def _skip_overlong(self, term_len: int) -> None:
+        size = self._byte_skipped
+        self._note(
+            "line_too_long",
+            "error",
+            f"line of {size} bytes is over the {self.max_line}-byte cap and was skipped",
+        )
+        self._byte += size + term_len
+        self._line += 1
+        self._overlong = False
+
+    def _process_line(self, line: bytes, term: int, t: float | None, out: list[SSEItem]) -> None:
+        start = self._byte
+        lineno = self._line
+        self._byte = start + len(line) + term
+        self._line = lineno + 1
+        if len(line) > self.max_line:
+            self._byte, self._line = start, lineno
+            self._byte_skipped = len(line)
+            self._skip_overlong(term)
+            return
+        if not line:
+            if self._data is not None:
+                self._dispatch(t, out)
+            else:
+                self._reset_event()
+            return
+        if line[0] == 0x3A:  # ":" comment
+            raw = RawEvent(-1, lineno, start, self._byte, t, "comment")
+            self._last = raw
+            out.append(SSEItem(raw, comment=self._text(line[1:].lstrip(b" "), start)))
+            return
+        if self._ev_byte < 0:
+            self._ev_byte, self._ev_line = start, lineno
+        colon = line.find(b":")
+        if colon < 0:
+            name, value = line, b""
+        else:
+            name, value = line[:colon], line[colon + 1 :]
+            if value[:1] == b" ":
+                value = value[1:]
+            if name not in _FIELDS and name.strip() in _FIELDS:
+                self._note(
+                    "field_whitespace",
+                    "warning",
+                    "a field name has spaces around it; read anyway (strict clients drop it)",
+                    lineno,
+                    start,
+                )
+                name = name.strip()
+        if name == b"data":
+            if self._data is None:
+                self._data = [value]
+                self._data_offset = self._byte - term - len(value)
+            else:
+                self._data.append(value)
+        elif name == b"event":
+            self._event = self._text(value, start)
+        elif name == b"id":
+            if b"\x00" not in value:
+                self.last_event_id = self._text(value, start)
+        elif name != b"retry":
+            self._note(
+                "unknown_field",
+                "info",
+                f"line is not an SSE field ({self._text(name[:40], start)!r}...); ignored",
+                lineno,
+                start,
+            )
+
+    def _dispatch(self, t: float | None, out: list[SSEItem]) -> None:
+        data = self._data
+        assert data is not None
+        payload = data[0] if len(data) == 1 else b"\n".join(data)
+        raw = RawEvent(
+            -1,
+            self._ev_line,
+            self._ev_byte,
+            self._byte,
+            t,
+            "event",
+            self._event,
+            self.last_event_id,
+        )
+        self._last = raw
+        out.append(SSEItem(raw, data=payload, data_offset=self._data_offset))
+        self._reset_event()
+
+    def _text(self, value: bytes, at: int) -> str:
+        try:
+            return value.decode()
+        except UnicodeDecodeError as exc:
+            self._note(
+                "invalid_utf8",
+                "warning",
+                f"byte 0x{value[exc.start]:02x} is not valid UTF-8; replaced with U+FFFD",
+                self._line - 1,
+                at + exc.start,
+            )
+            return value.decode(errors="replace")
+
+    def _note(
+        self,
+        code: str,
+        severity: str,
+        message: str,
+        line: int | None = None,
+        byte: int | None = None,
+    ) -> None:
+        self.diagnostics.append(
+            Diagnostic(
+                code=code,
+                severity=severity,  # type: ignore[arg-type]
+                message=message,
+                line=self._line - 1 if line is None else line,
+                byte=self._byte if byte is None else byte,
+            )
+        )

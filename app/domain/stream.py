@@ -1,0 +1,91 @@
+"""A stream: its source bytes, raw events and timeline, and what is derived from them."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .events import Diagnostic, Event, RawEvent
+
+MAX_DIAGNOSTICS_PER_CODE = 20
+
+
+class Source:
+    """The bytes a stream was read from, kept once; raw event text is sliced from here.
+
+    Reads are appended as they come (live) or given whole (files); offsets are absolute.
+    """
+
+    def __init__(self, data: bytes = b"", base: int = 0) -> None:
+        self._chunks: list[bytes] = [data] if data else []
+        self._starts: list[int] = [base] if data else []
+        self._end = base + len(data)
+        self._base = base
+
+    def append(self, data: bytes) -> None:
+        if data:
+            self._chunks.append(data)
+            self._starts.append(self._end)
+            self._end += len(data)
+
+    def slice(self, start: int, end: int) -> bytes:
+        if len(self._chunks) == 1:
+            base = self._starts[0]
+            return self._chunks[0][start - base : end - base]
+        out = []
+        i = max(bisect_right(self._starts, start) - 1, 0)
+        while i < len(self._chunks) and self._starts[i] < end:
+            chunk_start = self._starts[i]
+            out.append(self._chunks[i][max(start - chunk_start, 0) : end - chunk_start])
+            i += 1
+        return b"".join(out)
+
+
+@dataclass
+class Stream:
+    """One response stream as read: raw events, typed timeline, and where it came from.
+
+    ``timed`` is true when every raw event has a real time offset (a timed capture or a live
+    recording); metrics are computed only then.
+    """
+
+    index: int
+    source: Source
+    origin: str = "capture"
+    raw: list[RawEvent] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    timed: bool = False
+    request: dict[str, Any] | None = None
+    end_reason: str | None = None
+    _codes: Counter[str] = field(default_factory=Counter)
+
+    def add(self, event: Event) -> None:
+        if isinstance(event, Diagnostic):
+            self._codes[event.code] += 1
+            if self._codes[event.code] > MAX_DIAGNOSTICS_PER_CODE:
+                return
+        event.seq = len(self.events)
+        self.events.append(event)
+
+    def note_suppressed(self) -> None:
+        """Say how many diagnostics of one code were left out (called once, at the end)."""
+        for code, count in self._codes.items():
+            extra = count - MAX_DIAGNOSTICS_PER_CODE
+            if extra > 0:
+                self.add(
+                    Diagnostic(
+                        code="more_diagnostics",
+                        severity="info",
+                        message=f"{extra} more '{code}' diagnostics not listed",
+                    )
+                )
+
+    def raw_text(self, index: int) -> str:
+        raw = self.raw[index]
+        return self.source.slice(raw.byte, raw.end).decode(errors="replace")
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [e for e in self.events if isinstance(e, Diagnostic)]

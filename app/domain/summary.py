@@ -1,0 +1,63 @@
+"""One stream, summed up: what ``inspect --json`` prints and the REST API returns per stream."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .assemble import assemble
+from .events import Diagnostic, Payload, StreamError, ToolCallEnd
+from .metrics import DEFAULT_STALL_MS, compute
+from .stream import Stream
+
+
+def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
+    return {
+        "code": diag.code,
+        "severity": diag.severity,
+        "message": diag.message,
+        "line": diag.line,
+        "byte": diag.byte,
+        "t": diag.t,
+    }
+
+
+def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, Any]:
+    """``completion`` has the shape of an OpenAI ``chat.completion`` (logprobs as fragments:
+    serialise with orjson)."""
+    errors = [
+        {"message": e.message, "code": e.code, "error": e.error, "t": e.t, "raw": e.raw}
+        for e in stream.events
+        if isinstance(e, StreamError)
+    ]
+    tool_calls = [
+        {
+            "choice": e.choice,
+            "call": e.call,
+            "id": e.id,
+            "name": e.name,
+            "status": e.status,
+            "error": e.error,
+            "error_pos": e.error_pos,
+            "incomplete": e.incomplete,
+        }
+        for e in stream.events
+        if isinstance(e, ToolCallEnd)
+    ]
+    payloads = [
+        {"category": e.category, "summary": e.summary, "raw": e.raw}
+        for e in stream.events
+        if isinstance(e, Payload)
+    ]
+    return {
+        "index": stream.index,
+        "origin": stream.origin,
+        "end_reason": stream.end_reason,
+        "completion": assemble(stream.events),
+        "metrics": compute(stream, stall_ms).to_json(),
+        "tool_calls": tool_calls,
+        "payloads": payloads,
+        "errors": errors,
+        "diagnostics": [diagnostic_json(d) for d in stream.diagnostics],
+        "events": len(stream.events),
+        "raw_events": len(stream.raw),
+    }

@@ -1,0 +1,210 @@
+"""Building timelines: raw items in, one or more ``Stream`` s out.
+
+``TimelineBuilder`` takes raw events with their payloads (from any reader) and splits streams
+at ``[DONE]`` when the capture may hold several (the documentation page holds two). A single
+network response (a timed capture, a live run) is never split: data after ``[DONE]`` is kept
+in the same stream with a diagnostic.
+
+``SSEFeeder`` adds the SSE decoder in front, for anything that arrives as event-stream bytes:
+it is what live mode and every byte-level reader use, so replay runs the same code as live.
+"""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+
+from .events import Diagnostic, RawEvent
+from .interpret import Interpreter
+from .sse import DEFAULT_MAX_LINE, SSEDecoder, SSEItem
+from .stream import Source, Stream
+
+FEED_BLOCK = 64 * 1024
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)?")
+DEFAULT_MAX_EVENTS = 2_000_000
+
+
+class TimelineBuilder:
+    def __init__(
+        self,
+        source: Source,
+        *,
+        origin: str = "capture",
+        split_on_done: bool = True,
+        timed: bool = False,
+        max_events: int = DEFAULT_MAX_EVENTS,
+    ) -> None:
+        self.source = source
+        self.origin = origin
+        self.split_on_done = split_on_done
+        self.timed = timed
+        self.max_events = max_events
+        self.streams: list[Stream] = []
+        self._events = 0
+        self._over_limit = False
+        self._start_stream()
+
+    @property
+    def stream(self) -> Stream:
+        return self.streams[-1]
+
+    def _start_stream(self) -> None:
+        stream = Stream(index=len(self.streams), source=self.source, timed=self.timed)
+        stream.origin = (
+            self.origin if not self.streams else f"{self.origin}, stream {stream.index + 1}"
+        )
+        self.streams.append(stream)
+        self.interpreter = Interpreter(stream)
+
+    def _place(self, raw: RawEvent) -> bool:
+        self._events += 1
+        if self._events > self.max_events:
+            if not self._over_limit:
+                self._over_limit = True
+                self.interpreter.note(
+                    raw,
+                    "too_many_events",
+                    "error",
+                    f"more than {self.max_events:,} events; the rest were not read",
+                )
+            return False
+        raw.index = len(self.stream.raw)
+        self.stream.raw.append(raw)
+        return True
+
+    def data(self, raw: RawEvent, payload: bytes | str, data_offset: int = 0) -> None:
+        if (
+            self.split_on_done
+            and self.interpreter.done
+            and payload.strip() not in (b"[DONE]", "[DONE]")
+        ):
+            self.interpreter.finish()
+            previous = self.stream
+            self._start_stream()
+            self.interpreter.note(
+                raw,
+                "new_stream_after_done",
+                "info",
+                f"data after [DONE] (line {raw.line}): read as stream {previous.index + 2}",
+            )
+        if b"\n" in payload and raw.kind == "event":
+            lines = _separate_lines(payload)
+            if lines is not None:
+                self._split_event(raw, lines)
+                return
+        if self._place(raw):
+            self.interpreter.payload(raw, payload, data_offset)
+
+    def _split_event(self, raw: RawEvent, lines: list[bytes]) -> None:
+        """Events separated by a single newline (not spec SSE) arrive as one event whose data
+        lines are each a whole payload: read them one by one, each with its own line."""
+        spans = [
+            (i, m.start(), m.end())
+            for i, m in enumerate(_LINE.finditer(self.source.slice(raw.byte, raw.end)))
+            if m.group().lstrip().startswith(b"data")
+        ]
+        first = True
+        for (offset, start, end), line in zip(spans, lines, strict=False):
+            part = RawEvent(-1, raw.line + offset, raw.byte + start, raw.byte + end, raw.t)
+            part.event, part.id = raw.event, raw.id
+            if first:
+                first = False
+                if self._place(part):
+                    self.interpreter.note(
+                        part,
+                        "single_newline_events",
+                        "warning",
+                        "events are separated by one newline, not a blank line; "
+                        "each data line read as its own event",
+                    )
+                self.interpreter.payload(part, line, part.byte)
+            else:
+                self.data(part, line, part.byte)
+
+    def comment(self, raw: RawEvent, text: str) -> None:
+        if self._place(raw):
+            self.interpreter.comment(raw, text)
+
+    def note(self, raw: RawEvent, code: str, severity: str, message: str) -> None:
+        """A raw item that is neither data nor comment (an elision line, prose) and why."""
+        if self._place(raw):
+            self.interpreter.note(raw, code, severity, message)
+
+    def diagnostic(self, diag: Diagnostic, t: float | None = None) -> None:
+        diag.t = t
+        self.stream.add(diag)
+
+    def close(self) -> list[Stream]:
+        self.interpreter.finish()
+        return self.streams
+
+
+class SSEFeeder:
+    """Event-stream bytes into a ``TimelineBuilder``, read by read."""
+
+    def __init__(
+        self,
+        builder: TimelineBuilder,
+        *,
+        line: int = 1,
+        byte: int = 0,
+        max_line: int = DEFAULT_MAX_LINE,
+        record: bool = False,
+    ) -> None:
+        self.builder = builder
+        self.decoder = SSEDecoder(max_line=max_line, line=line, byte=byte)
+        self.record = record  # append each read to the source (live); files give it whole
+
+    def feed(self, data: bytes, t: float | None = None) -> None:
+        if self.record:
+            self.builder.source.append(data)
+        self._take(self.decoder.feed(data, t), t)
+
+    def feed_all(self, data: bytes, t: float | None = None) -> None:
+        """A whole body at once, in blocks, so no step copies it whole."""
+        for start in range(0, len(data), FEED_BLOCK):
+            self.feed(data[start : start + FEED_BLOCK], t)
+
+    def close(self, t: float | None = None) -> list[Stream]:
+        self._take(self.decoder.close(t), t)
+        return self.builder.close()
+
+    def _take(self, items: list[SSEItem], t: float | None) -> None:
+        builder = self.builder
+        diagnostics = self.decoder.diagnostics
+        for item in items:
+            if diagnostics:
+                self._drain(t)
+            if item.data is not None:
+                builder.data(item.raw, item.data, item.data_offset)
+            else:
+                builder.comment(item.raw, item.comment or "")
+        if diagnostics:
+            self._drain(t)
+
+    def _drain(self, t: float | None) -> None:
+        for diag in self.decoder.diagnostics:
+            self.builder.diagnostic(diag, t)
+        self.decoder.diagnostics.clear()
+
+
+def _separate_lines(payload: bytes | str) -> list[bytes] | None:
+    """The data lines of an event, when the whole is not JSON but every line is."""
+    data = payload.encode() if isinstance(payload, str) else payload
+    try:
+        orjson.loads(data)
+        return None
+    except orjson.JSONDecodeError:
+        pass
+    lines = data.split(b"\n")
+    for line in lines:
+        if line.strip() == b"[DONE]":
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return None
+        if not isinstance(value, dict):
+            return None
+    return lines

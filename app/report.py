@@ -1,0 +1,120 @@
+"""The human-readable ``inspect`` report: one block per stream."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .captures import Capture
+from .domain.summary import summarize
+
+INDENT = "  "
+
+
+def _ms(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:,.1f} ms"
+
+
+def _rate(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:,.1f}/s"
+
+
+def _block(title: str, text: str, depth: int = 2) -> list[str]:
+    pad = INDENT * depth
+    lines = [f"{INDENT * (depth - 1)}{title}:"]
+    lines += [pad + line for line in (text.splitlines() or [""])]
+    return lines
+
+
+def _pretty_arguments(arguments: str, status: str) -> str:
+    if status != "valid":
+        return arguments
+    return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
+
+
+def _choice_lines(choice: dict[str, Any], calls: list[dict[str, Any]]) -> list[str]:
+    message = choice["message"]
+    lines = [f"choice {choice['index']} (finish: {choice['finish_reason']})"]
+    content = message.get("content")
+    for key, value in message.items():
+        if key.startswith("reasoning") and isinstance(value, str):
+            lines += _block(f"reasoning ({key})", value)
+    if isinstance(content, list):
+        for part in content:
+            if part.get("type") == "thinking":
+                lines += _block("reasoning (thinking part)", part["thinking"][0]["text"])
+            elif part.get("type") == "text":
+                lines += _block("text (part)", part["text"])
+    elif content is not None:
+        lines += _block("text", content)
+    if message.get("refusal") is not None:
+        lines += _block("refusal", message["refusal"])
+    for number, call in enumerate(message.get("tool_calls") or []):
+        info = next((c for c in calls if c["call"] == number), None)
+        status = info["status"] if info else "unknown"
+        verdict = {"valid": "valid JSON", "empty": "no arguments"}.get(status) or (
+            f"INVALID JSON: {info['error'] if info else '?'}"
+        )
+        fn = call["function"]
+        lines.append(f"{INDENT}tool call {number}: {fn['name']} (id {call['id']}) - {verdict}")
+        lines += [
+            INDENT * 2 + line for line in _pretty_arguments(fn["arguments"], status).splitlines()
+        ]
+    logprobs = choice.get("logprobs") or {}
+    for field in ("content", "refusal"):
+        if logprobs.get(field):
+            lines.append(f"{INDENT}logprobs: {len(logprobs[field])} {field} tokens")
+    return lines
+
+
+def _metrics_lines(metrics: dict[str, Any]) -> list[str]:
+    tokens = metrics["output_tokens"]
+    count = f"{tokens} ({metrics['tokens_source']})" if tokens is not None else "unknown"
+    lines = [f"output tokens: {count}; chunks with choices: {metrics['chunks']}"]
+    if not metrics["timed"]:
+        lines.append("timing: unknown (this capture has no per-event times)")
+        return lines
+    lines.append(
+        f"TTFT {_ms(metrics['ttft_ms'])}, TTFO {_ms(metrics['ttfo_ms'])}, "
+        f"E2EL {_ms(metrics['e2el_ms'])}, TPOT {_ms(metrics['tpot_ms'])}"
+    )
+    lines.append(
+        f"ITL p50 {_ms(metrics['itl_p50_ms'])}, p95 {_ms(metrics['itl_p95_ms'])}, "
+        f"max {_ms(metrics['itl_max_ms'])}; {_rate(metrics['tokens_per_s'])} tokens, "
+        f"decode {_rate(metrics['decode_tokens_per_s'])}"
+    )
+    stalls = metrics["stalls"]
+    lines.append(f"stalls (>= {metrics['stall_ms']:g} ms): {len(stalls)}")
+    return lines
+
+
+def render(capture: Capture, name: str) -> str:
+    from .domain.assemble import plain
+
+    out = [
+        f"{name}: format {capture.format or 'unknown'}"
+        + (f" ({capture.compression})" if capture.compression else "")
+        + f", {len(capture.streams)} stream{'s' if len(capture.streams) != 1 else ''}"
+    ]
+    for diag in capture.diagnostics:
+        out.append(f"  [{diag.severity}] {diag.code}: {diag.message}")
+    for stream in capture.streams:
+        summary = summarize(stream)
+        completion = plain(summary["completion"])
+        out.append("")
+        out.append(
+            f"Stream {stream.index + 1} ({stream.origin}): model {completion.get('model')}, "
+            f"id {completion.get('id')}"
+        )
+        for choice in completion["choices"]:
+            calls = [c for c in summary["tool_calls"] if c["choice"] == choice["index"]]
+            out += [INDENT + line for line in _choice_lines(choice, calls)]
+        usage = completion.get("usage")
+        out.append(f"{INDENT}usage: {json.dumps(usage) if usage is not None else 'none'}")
+        out += [INDENT + line for line in _metrics_lines(summary["metrics"])]
+        for error in summary["errors"]:
+            out.append(f"{INDENT}STREAM ERROR: {error['message']} (code {error['code']})")
+        for diag in summary["diagnostics"]:
+            where = f"line {diag['line']}" if diag["line"] is not None else "end"
+            out.append(f"{INDENT}[{diag['severity']}] {where}: {diag['code']}: {diag['message']}")
+    return "\n".join(out) + "\n"
