@@ -64,10 +64,9 @@ class ChoiceReader:
     def _delta(self, raw: RawEvent, delta: dict[str, Any]) -> None:
         for field in REASONING_FIELDS:
             text = delta.get(field)
-            if text:
-                if isinstance(text, str):
-                    raw.reasoning = True
-                    self._it.add(ReasoningDelta(choice=self.index, text=text, field=field), raw)
+            if text and isinstance(text, str):
+                raw.reasoning = True
+                self._it.add(ReasoningDelta(choice=self.index, text=text, field=field), raw)
         content = delta.get("content")
         if content:
             if isinstance(content, str):

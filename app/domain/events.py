@@ -88,7 +88,7 @@ class TextDelta(Event):
 
 @dataclass(slots=True, kw_only=True)
 class ReasoningDelta(Event):
-    """Reasoning text; ``field`` names where it came from (reasoning_content, reasoning, thinking)."""
+    """Reasoning text; ``field`` says where it came from: reasoning_content, reasoning, thinking."""
 
     kind: ClassVar[str] = "reasoning"
     choice: int
@@ -197,7 +197,7 @@ class Finish(Event):
 
 @dataclass(slots=True, kw_only=True)
 class Meta(Event):
-    """Identity of the response: sent with the first chunk, again when model or fingerprint change."""
+    """Identity of the response: with the first chunk, again when model or fingerprint change."""
 
     kind: ClassVar[str] = "meta"
     fields: dict[str, Any]

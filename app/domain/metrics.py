@@ -18,6 +18,7 @@ Percentiles interpolate linearly between the two nearest ranks (NumPy's default)
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -102,7 +103,7 @@ def compute(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> Metrics:
     metrics.e2el_ms = stamps[-1]
     first_output = next((raw.t for raw in bearing if raw.output), None)
     metrics.ttfo_ms = first_output
-    gaps = [round(b - a, 3) for a, b in zip(stamps, stamps[1:], strict=False)]
+    gaps = [round(b - a, 3) for a, b in itertools.pairwise(stamps)]
     metrics.itl_ms = gaps
     metrics.itl_p50_ms = percentile(gaps, 0.5)
     metrics.itl_p95_ms = percentile(gaps, 0.95)
