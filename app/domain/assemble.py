@@ -146,18 +146,34 @@ def _merge_extra(event: Extra, extras: dict[str, Any], at: Any) -> None:
             target[key] = value
 
 
+# Indexed delta lists whose items are text deltas: OpenRouter's reasoning_details mirror
+# ``reasoning`` fragment by fragment. Other indexed lists (Groq's executed_tools) repeat whole
+# values, so only these fields concatenate.
+TEXT_ITEM_FIELDS: dict[str, tuple[str, ...]] = {"reasoning_details": ("text", "summary", "data")}
+
+
 def _merge_delta_extra(target: dict[str, Any], fields: dict[str, Any]) -> None:
     """Unknown delta fields: lists extend (items with an ``index`` merge by it), the rest is
     replaced by the last value (``channel``, ``token_id`` are per-chunk labels, not text)."""
     for key, value in fields.items():
         old = target.get(key)
         if isinstance(value, list) and isinstance(old, list):
-            target[key] = _merge_list(old, value)
+            target[key] = _merge_list(old, value, TEXT_ITEM_FIELDS.get(key, ()))
         elif value is not None or key not in target:
             target[key] = value
 
 
-def _merge_list(old: list[Any], new: list[Any]) -> list[Any]:
+def _merge_item(old: dict[str, Any], new: dict[str, Any], text_keys: tuple[str, ...]) -> dict:
+    merged = {**old, **new}
+    for key in text_keys:
+        if isinstance(old.get(key), str) and isinstance(new.get(key), str):
+            merged[key] = old[key] + new[key]
+        elif new.get(key) is None and old.get(key) is not None:
+            merged[key] = old[key]
+    return merged
+
+
+def _merge_list(old: list[Any], new: list[Any], text_keys: tuple[str, ...] = ()) -> list[Any]:
     merged = list(old)
     by_index = {
         item["index"]: pos
@@ -171,7 +187,7 @@ def _merge_list(old: list[Any], new: list[Any]) -> list[Any]:
                 by_index[item["index"]] = len(merged)
             merged.append(item)
         else:
-            merged[pos] = {**merged[pos], **item}
+            merged[pos] = _merge_item(merged[pos], item, text_keys)
     return merged
 
 

@@ -54,7 +54,7 @@ class ChoiceReader:
         if logprobs:
             self._logprobs(raw, logprobs)
         if not KNOWN_CHOICE_KEYS.issuperset(choice):
-            self._choice_extras(raw, choice)
+            self._choice_extras(raw, choice, mirrored_text=isinstance(delta, dict))
         reason = choice.get("finish_reason")
         if reason is not None:
             self._it.end_calls(self.index, self.tools, raw)
@@ -161,11 +161,15 @@ class ChoiceReader:
                 else:
                     self._it.note(raw, "logprobs_shape", "warning", f"logprobs.{field} not a list")
 
-    def _choice_extras(self, raw: RawEvent, choice: dict[str, Any]) -> None:
+    def _choice_extras(self, raw: RawEvent, choice: dict[str, Any], mirrored_text: bool) -> None:
+        """Choice-level extras, when their value changes. Next to a delta, a choice-level
+        ``text`` (TGI) only repeats the delta's content: it is not kept twice."""
         changed = {
             k: v
             for k, v in choice.items()
-            if k not in KNOWN_CHOICE_KEYS and self._extras.get(k, _UNSET) != v
+            if k not in KNOWN_CHOICE_KEYS
+            and not (mirrored_text and k == "text")
+            and self._extras.get(k, _UNSET) != v
         }
         if changed:
             self._extras.update(changed)

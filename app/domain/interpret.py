@@ -98,6 +98,13 @@ class Interpreter:
             self.end_calls(choice, reader.tools, None)
         if not self.done and not self.errored and self._choices:
             self.note(None, "missing_done", "info", "the stream ended without data: [DONE]")
+        if not self._choices and not self._meta and any(r.kind == "event" for r in self.stream.raw):
+            self.note(
+                None,
+                "no_chunks",
+                "warning",
+                "no chat completion chunk in this stream: nothing to assemble (see its payloads)",
+            )
         if self._id_changes:
             self.note(
                 None,

@@ -69,6 +69,8 @@ class SSEDecoder:
                 self._byte += 1
                 if self._last is not None and self._last.end == self._byte - 1:
                     self._last.end = self._byte
+                if not chunk:
+                    return out
         cut = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
         if cut < 0:
             self._hold(chunk)
@@ -162,6 +164,8 @@ class SSEDecoder:
             "line_too_long",
             "error",
             f"line of {size} bytes is over the {self.max_line}-byte cap and was skipped",
+            self._line,
+            self._byte,
         )
         self._byte += size + term_len
         self._line += 1
@@ -186,7 +190,8 @@ class SSEDecoder:
         if line[0] == 0x3A:  # ":" comment
             raw = RawEvent(-1, lineno, start, self._byte, t, "comment")
             self._last = raw
-            out.append(SSEItem(raw, comment=self._text(line[1:].lstrip(b" "), start)))
+            text = line[1:].lstrip(b" ")
+            out.append(SSEItem(raw, comment=self._text(text, start + len(line) - len(text))))
             return
         if self._ev_byte < 0:
             self._ev_byte, self._ev_line = start, lineno
@@ -213,10 +218,10 @@ class SSEDecoder:
             else:
                 self._data.append(value)
         elif name == b"event":
-            self._event = self._text(value, start)
+            self._event = self._text(value, start + len(line) - len(value))
         elif name == b"id":
             if b"\x00" not in value:
-                self.last_event_id = self._text(value, start)
+                self.last_event_id = self._text(value, start + len(line) - len(value))
         elif name != b"retry":
             self._note(
                 "unknown_field",

@@ -71,7 +71,7 @@ class Stream:
 
     def note_suppressed(self) -> None:
         """Say how many diagnostics of one code were left out (called once, at the end)."""
-        for code, count in self._codes.items():
+        for code, count in list(self._codes.items()):
             extra = count - MAX_DIAGNOSTICS_PER_CODE
             if extra > 0:
                 self.add(

@@ -1,0 +1,450 @@
+"""Core benchmark: parse + assemble speed, memory and linearity of Streamscope.
+
+One run, one process (the memory measures run in one child process so that ``ru_maxrss`` starts
+clean; it reads the same file). Prints a Markdown table and exits 1 when a target is missed.
+
+    python bench/bench_parse.py                 # defaults: 100k-chunk file, 20k for the SDK
+    python bench/bench_parse.py --sdk-budget 30 # cap the openai SDK run (seconds)
+
+Measures
+--------
+* floor: split the file into lines, ``orjson.loads`` each ``data:`` payload (not [DONE]),
+  append ``delta.content`` strings to a list and extend a list with ``logprobs.content``
+  entries. Streamscope: ``read_capture(data)`` + ``assemble(stream.events)`` on the same bytes.
+  Target: Streamscope <= 2x floor. Timing is best of ``--repeat`` (default 3) runs with
+  ``time.perf_counter``, ``gc.collect()`` before each run, results dropped outside the timed
+  region. Default GC settings (the criterion); the same pair with ``gc.disable()`` is
+  reported for information, because keeping ~3M small objects alive makes the cyclic GC a
+  large share of both times.
+* openai SDK on a 20k-chunk file: ``SSEDecoder().iter_bytes`` over 16 KiB reads,
+  ``construct_type(type_=ChatCompletionChunk, value=json.loads(sse.data))``,
+  ``ChatCompletionStreamState.handle_chunk`` and ``get_final_completion``; one run, stopped
+  after ``--sdk-budget`` seconds. The SDK's per-chunk cost grows with the stream (quadratic
+  total), so when stopped early its full time is extrapolated *linearly* from the chunks it did:
+  a lower bound. Target: Streamscope (best of 3, whole file) >= 50x faster than that bound.
+  Also shown: both on exactly the prefix the SDK finished (no extrapolation).
+* peak memory: child process loads the file bytes, then runs ``read_capture`` + ``assemble``
+  under ``tracemalloc`` (started after the bytes are loaded). Counted = file bytes (held once,
+  ``Source`` keeps them) + tracemalloc peak of everything allocated during parse + assemble,
+  including the result that stays alive. Ratio to the file size; target <= 3x.
+  ``ru_maxrss`` growth over the same step (a separate run without tracemalloc) for information.
+* linearity: one ``data:`` line whose JSON chunk has a 4 MiB / 8 MiB ``delta.content``
+  string, fed to ``SSEFeeder(TimelineBuilder(Source(), split_on_done=False), record=True)`` in
+  1460-byte pieces (one TCP segment each), then ``close()``. Target: t(8 MiB) / t(4 MiB) <= 2.5
+  and t(8 MiB) < 1 s. Best of ``--repeat``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import resource
+import shlex
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import orjson  # noqa: E402
+
+from app.captures import read_capture  # noqa: E402
+from app.domain.assemble import assemble, plain  # noqa: E402
+from app.domain.stream import Source  # noqa: E402
+from app.domain.timeline import SSEFeeder, TimelineBuilder  # noqa: E402
+
+import gen_capture  # noqa: E402
+
+OUT = HERE / "out"
+MIB = 1024 * 1024
+SEGMENT = 1460
+
+
+# ---------------------------------------------------------------------------- helpers
+def capture_path(chunks: int) -> Path:
+    return OUT / f"capture-{chunks // 1000}k.sse" if chunks % 1000 == 0 else OUT / f"capture-{chunks}.sse"
+
+
+def ensure_capture(chunks: int) -> Path:
+    path = capture_path(chunks)
+    if not path.exists():
+        gen_capture.write_capture(path, chunks)
+    return path
+
+
+def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float]]:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        result = fn()
+        elapsed = time.perf_counter() - t0
+        del result
+        times.append(elapsed)
+    return min(times), times
+
+
+def floor(data: bytes) -> tuple[list[str], list[Any]]:
+    content: list[str] = []
+    logprobs: list[Any] = []
+    loads = orjson.loads
+    for line in data.split(b"\n"):
+        if not line.startswith(b"data:"):
+            continue
+        payload = line[5:].lstrip(b" ")
+        if payload == b"[DONE]":
+            continue
+        chunk = loads(payload)
+        for choice in chunk["choices"]:
+            delta = choice.get("delta")
+            if delta:
+                text = delta.get("content")
+                if text:
+                    content.append(text)
+            lp = choice.get("logprobs")
+            if lp:
+                entries = lp.get("content")
+                if entries:
+                    logprobs.extend(entries)
+    return content, logprobs
+
+
+def streamscope(data: bytes) -> dict[str, Any]:
+    cap = read_capture(data)
+    return assemble(cap.streams[0].events)
+
+
+def sdk_run(data: bytes, budget: float, read_size: int = 16384) -> dict[str, Any]:
+    from openai._models import construct_type
+    from openai._streaming import SSEDecoder
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
+    reads = [data[i : i + read_size] for i in range(0, len(data), read_size)]
+    gc.collect()
+    t0 = time.perf_counter()
+    state = ChatCompletionStreamState()
+    done = 0
+    stopped = False
+    final = None
+    for sse in SSEDecoder().iter_bytes(iter(reads)):
+        if sse.data.startswith("[DONE]"):
+            break
+        chunk = construct_type(type_=ChatCompletionChunk, value=json.loads(sse.data))
+        state.handle_chunk(chunk)
+        done += 1
+        if done % 100 == 0 and time.perf_counter() - t0 > budget:
+            stopped = True
+            break
+    if not stopped:
+        final = state.get_final_completion()
+    elapsed = time.perf_counter() - t0
+    out: dict[str, Any] = {"events": done, "seconds": elapsed, "stopped": stopped}
+    if final is not None:
+        choice = final.choices[0]
+        out["content"] = choice.message.content
+        out["logprobs"] = len(choice.logprobs.content) if choice.logprobs else 0
+    return out
+
+
+def prefix_bytes(data: bytes, events: int) -> bytes:
+    """The bytes of the first ``events`` SSE events (each ends with a blank line)."""
+    pos = 0
+    for _ in range(events):
+        pos = data.index(b"\n\n", pos) + 2
+    return data[:pos]
+
+
+def huge_line(size: int) -> tuple[bytes, str]:
+    unit = "Streaming text, café, naïve — 日本語のテキスト, 😀 and more words. "
+    ub = unit.encode()
+    text_b = ub * (size // len(ub))
+    rest = size - len(text_b)
+    text_b += b"x" * rest
+    text = text_b.decode()
+    chunk = {
+        "id": gen_capture.ID,
+        "object": "chat.completion.chunk",
+        "created": gen_capture.CREATED,
+        "model": gen_capture.MODEL,
+        "system_fingerprint": gen_capture.FINGERPRINT,
+        "choices": [{"index": 0, "delta": {"content": text}, "logprobs": None, "finish_reason": None}],
+    }
+    return b"data: " + orjson.dumps(chunk) + b"\n\n", text
+
+
+def feed_pieces(pieces: list[bytes]) -> list[Any]:
+    builder = TimelineBuilder(Source(), split_on_done=False)
+    feeder = SSEFeeder(builder, record=True)
+    t = 0.0
+    for piece in pieces:
+        feeder.feed(piece, t)
+        t += 0.05
+    return feeder.close()
+
+
+def linearity(size: int, repeat: int) -> float:
+    line, text = huge_line(size)
+    pieces = [line[i : i + SEGMENT] for i in range(0, len(line), SEGMENT)]
+    streams = feed_pieces(pieces)
+    got = "".join(e.text for e in streams[0].events if e.kind == "text")
+    assert got == text, "huge line: content not read back intact"
+    del streams
+    best, _ = best_of(lambda: feed_pieces(pieces), repeat)
+    return best
+
+
+def mem_child(path: str) -> None:
+    """Run in a child: file bytes loaded first, then parse + assemble (RSS, then tracemalloc)."""
+    data = Path(path).read_bytes()
+    gc.collect()
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    result = streamscope(data)
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    del result
+    gc.collect()
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    result = streamscope(data)
+    elapsed = time.perf_counter() - t0
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(
+        json.dumps(
+            {
+                "size": len(data),
+                "peak": peak,
+                "retained": current,
+                "rss_delta": rss1 - rss0,
+                "rss_before": rss0,
+                "traced_seconds": elapsed,
+                "ok": result["choices"][0]["message"]["content"] is not None,
+            }
+        )
+    )
+
+
+# ---------------------------------------------------------------------------- report
+def fmt_s(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def fmt_mb(n: float) -> str:
+    return f"{n / MIB:.1f} MiB"
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, ...]] = []
+        self.failed: list[str] = []
+
+    def row(
+        self,
+        measure: str,
+        value: str,
+        baseline: str = "",
+        ratio: str = "",
+        target: str = "",
+        ok: bool | None = None,
+    ) -> None:
+        mark = "info" if ok is None else ("PASS" if ok else "**FAIL**")
+        if ok is False:
+            self.failed.append(f"{measure}: {ratio or value} (target {target})")
+        self.rows.append((measure, value, baseline or "-", ratio or "-", target or "-", mark))
+
+    def render(self) -> str:
+        head = ("measure", "value", "baseline", "ratio", "target", "pass")
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
+        return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Streamscope core benchmark")
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--sdk-chunks", type=int, default=20_000)
+    parser.add_argument("--sdk-budget", type=float, default=45.0, help="seconds (default 45)")
+    parser.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
+    parser.add_argument("--no-gc-off", action="store_true", help="skip the gc.disable() rows")
+    parser.add_argument("--mem-child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.mem_child:
+        mem_child(args.mem_child)
+        return 0
+
+    started = time.perf_counter()
+    import openai
+
+    cmd = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__, ROOT), *sys.argv[1:]])
+    print(f"command: `{cmd}` (cwd {os.getcwd()})")
+    print(
+        f"machine: Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"{platform.system()} {platform.machine()}, cpu_count={os.cpu_count()}, "
+        f"loadavg={'/'.join(f'{x:.2f}' for x in os.getloadavg())}, "
+        f"orjson {orjson.__version__}, openai {openai.__version__}"
+    )
+    print(f"timing: best of {args.repeat} runs, time.perf_counter, gc.collect() before each\n")
+
+    big = ensure_capture(args.chunks)
+    small = ensure_capture(args.sdk_chunks)
+    data = big.read_bytes()
+    size = len(data)
+    table = Table()
+
+    # ---- correctness first: the benchmark is meaningless if the result is wrong
+    content, lps = floor(data)
+    result = plain(streamscope(data))
+    choice = result["choices"][0]
+    assert choice["message"]["content"] == "".join(content), "content differs from the floor"
+    assert choice["logprobs"]["content"] == lps, "logprobs differ from the floor"
+    assert result["usage"]["completion_tokens"] == args.chunks
+    del content, lps, result, choice
+
+    # ---- memory (child process: clean ru_maxrss)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--mem-child", str(big)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    mem = json.loads(proc.stdout.strip().splitlines()[-1])
+
+    # ---- speed vs floor
+    t_floor, floor_all = best_of(lambda: floor(data), args.repeat)
+    t_ss, ss_all = best_of(lambda: streamscope(data), args.repeat)
+    mbs = size / MIB
+    table.row(
+        f"floor: split + orjson.loads + deltas ({args.chunks // 1000}k chunks, {fmt_mb(size)})",
+        f"{fmt_s(t_floor)} ({mbs / t_floor:.0f} MiB/s)",
+        ok=None,
+    )
+    ratio = t_ss / t_floor
+    table.row(
+        "Streamscope read_capture + assemble, same file",
+        f"{fmt_s(t_ss)} ({mbs / t_ss:.0f} MiB/s)",
+        f"floor {fmt_s(t_floor)}",
+        f"{ratio:.2f}x",
+        "<= 2.0x floor",
+        ratio <= 2.0,
+    )
+    if not args.no_gc_off:
+        gc.disable()
+        try:
+            t_floor_ng, _ = best_of(lambda: floor(data), args.repeat)
+            t_ss_ng, _ = best_of(lambda: streamscope(data), args.repeat)
+        finally:
+            gc.enable()
+        table.row("floor, gc disabled", fmt_s(t_floor_ng))
+        table.row(
+            "Streamscope, gc disabled",
+            fmt_s(t_ss_ng),
+            f"floor {fmt_s(t_floor_ng)}",
+            f"{t_ss_ng / t_floor_ng:.2f}x",
+        )
+
+    # ---- openai SDK
+    sdata = small.read_bytes()
+    sdk = sdk_run(sdata, args.sdk_budget)
+    t_ss_small, _ = best_of(lambda: streamscope(sdata), args.repeat)
+    total_events = sdata.count(b"\n\n") - 1  # events before [DONE]
+    if sdk["stopped"]:
+        sdk_full = sdk["seconds"] * total_events / sdk["events"]
+        sdk_label = (
+            f">= {fmt_s(sdk_full)} (stopped at {sdk['events']:,}/{total_events:,} chunks "
+            f"after {fmt_s(sdk['seconds'])}; linear extrapolation, a lower bound)"
+        )
+    else:
+        sdk_full = sdk["seconds"]
+        sdk_label = fmt_s(sdk_full)
+        ref = streamscope(sdata)["choices"][0]
+        assert sdk["content"] == ref["message"]["content"], "SDK content differs"
+        assert sdk["logprobs"] == args.sdk_chunks
+    table.row(f"openai SDK ChatCompletionStreamState ({args.sdk_chunks // 1000}k chunks)", sdk_label)
+    speed = sdk_full / t_ss_small
+    table.row(
+        f"Streamscope, same {args.sdk_chunks // 1000}k file",
+        fmt_s(t_ss_small),
+        f"SDK {fmt_s(sdk_full)}",
+        f"{'>= ' if sdk['stopped'] else ''}{speed:.0f}x faster",
+        ">= 50x faster",
+        speed >= 50,
+    )
+    if sdk["stopped"]:
+        head = prefix_bytes(sdata, sdk["events"])
+        t_ss_head, _ = best_of(lambda: streamscope(head), args.repeat)
+        table.row(
+            f"Streamscope on the {sdk['events']:,}-chunk prefix the SDK finished",
+            fmt_s(t_ss_head),
+            f"SDK {fmt_s(sdk['seconds'])}",
+            f"{sdk['seconds'] / t_ss_head:.0f}x faster",
+        )
+
+    # ---- memory rows
+    peak_total = mem["size"] + mem["peak"]
+    mratio = peak_total / mem["size"]
+    table.row(
+        "peak memory, read_capture + assemble (tracemalloc; file bytes + traced peak)",
+        f"{fmt_mb(peak_total)} ({fmt_mb(mem['size'])} file + {fmt_mb(mem['peak'])} peak)",
+        f"file {fmt_mb(mem['size'])}",
+        f"{mratio:.2f}x",
+        "<= 3.0x file",
+        mratio <= 3.0,
+    )
+    table.row(
+        "  of which retained after assemble (traced, excl. file bytes)",
+        fmt_mb(mem["retained"]),
+        f"file {fmt_mb(mem['size'])}",
+        f"{mem['retained'] / mem['size']:.2f}x",
+    )
+    table.row(
+        "ru_maxrss growth over parse + assemble (separate run, no tracemalloc)",
+        fmt_mb(mem["rss_delta"]),
+        f"file {fmt_mb(mem['size'])}",
+        f"{mem['rss_delta'] / mem['size']:.2f}x",
+    )
+
+    # ---- linearity
+    t4 = linearity(4 * MIB, args.repeat)
+    t8 = linearity(8 * MIB, args.repeat)
+    table.row("huge line 4 MiB, SSEFeeder in 1460-byte pieces", fmt_s(t4))
+    lratio = t8 / t4
+    table.row(
+        "huge line 8 MiB, same",
+        fmt_s(t8),
+        f"4 MiB {fmt_s(t4)}",
+        f"{lratio:.2f}x",
+        "<= 2.5x",
+        lratio <= 2.5,
+    )
+    table.row("huge line 8 MiB, absolute", fmt_s(t8), "", "", "< 1 s", t8 < 1.0)
+
+    print(table.render())
+    print()
+    print(
+        "runs: floor " + ", ".join(fmt_s(t) for t in floor_all)
+        + "; Streamscope " + ", ".join(fmt_s(t) for t in ss_all)
+        + f"; traced parse took {fmt_s(mem['traced_seconds'])}"
+        + f"; total bench time {time.perf_counter() - started:.0f} s"
+    )
+    if table.failed:
+        print("\nTARGETS MISSED:")
+        for line in table.failed:
+            print(f"- {line}")
+        return 1
+    print("\nall targets met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""Write a realistic OpenAI chat-completion SSE capture with per-token logprobs.
+
+Every chunk is ``data: {chat.completion.chunk}\\n\\n`` exactly as the OpenAI API sends it with
+``stream_options={"include_usage": true}`` and ``logprobs=true, top_logprobs=5``: compact JSON,
+``usage: null`` on every chunk, one token of ``delta.content`` and one
+``logprobs.content`` entry ``{token, logprob, bytes, top_logprobs: [5 x {token, logprob, bytes}]}``.
+The first chunk carries the role, then come the token chunks, a finish chunk, a usage chunk
+with ``choices: []`` and ``data: [DONE]``.
+
+Deterministic (seeded). Tokens include multi-byte UTF-8 (accents, CJK, punctuation) and, now and
+then, an emoji whose four bytes are split across two tokens: the first token is reported as
+``bytes:\\xf0\\x9f`` with empty content, the second carries the emoji (as the API does).
+
+    python bench/gen_capture.py --chunks 100000 -o bench/out/capture-100k.sse
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+import orjson
+
+ID = "chatcmpl-AbC9xYz0123456789StreamscopeBench"
+CREATED = 1730000000
+MODEL = "gpt-4o-2024-08-06"
+FINGERPRINT = "fp_831e067d82"
+
+WORDS = [
+    " the", " of", " and", " to", " a", " in", " is", " that", " for", " it", " as", " with",
+    " stream", " token", " model", " server", " data", " event", " chunk", " response", " time",
+    " which", " this", " be", " are", " by", " on", " not", " or", " from", " at", " we", " an",
+    ",", ".", ":", ";", "\n\n", "\n", " (", ")", " \"", "\"", "'s", "-", " —", "’", " “", "”",
+    " café", " naïve", " über", " résumé", " Straße", " año", " façade", " Ελλάδα", " мир",
+    " 日本", "語", " 東京", " 数据", "流", " 한국어", " €", " £", " ±", " µs", " →", " ✓",
+    "ing", "ed", "ly", "er", "tion", " Stream", "scope", " JSON", " SSE", " API", " 42", " 2024",
+]
+EMOJI = ["😀", "🚀", "🎉", "👍", "🔥", "🤖"]
+
+
+def _entry(token: str, logprob: float, raw: bytes | None = None) -> dict:
+    data = token.encode() if raw is None else raw
+    return {"token": token, "logprob": logprob, "bytes": list(data)}
+
+
+def _byte_token(raw: bytes) -> str:
+    return "bytes:" + "".join(f"\\x{b:02x}" for b in raw)
+
+
+def _g8(value: float) -> float:
+    # The API prints float32-ish values: -0.0012345678, -3.1433802e-05, -7.25
+    return float(f"{value:.8g}")
+
+
+def _logprob(rng: random.Random) -> float:
+    return -_g8(rng.expovariate(1.5))
+
+
+def _logprobs(rng: random.Random, token: str, raw: bytes | None = None) -> dict:
+    chosen = _entry(token, _g8(_logprob(rng) / 4), raw)
+    tops = [dict(chosen)]
+    for _ in range(4):
+        alt = rng.choice(WORDS)
+        tops.append(_entry(alt, _g8(chosen["logprob"] - abs(_logprob(rng)) - 0.01)))
+    chosen["top_logprobs"] = tops
+    return {"content": [chosen], "refusal": None}
+
+
+def _chunk(choices: list, usage: dict | None = None) -> bytes:
+    obj = {
+        "id": ID,
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": MODEL,
+        "service_tier": "default",
+        "system_fingerprint": FINGERPRINT,
+        "choices": choices,
+        "usage": usage,
+    }
+    return b"data: " + orjson.dumps(obj) + b"\n\n"
+
+
+def _choice(delta: dict, logprobs: dict | None, finish: str | None = None) -> list:
+    return [{"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}]
+
+
+def generate(chunks: int, out, seed: int = 20240601) -> dict:
+    """Write ``chunks`` token chunks (plus role, finish, usage and [DONE]) to ``out``."""
+    rng = random.Random(seed)
+    text_parts: list[str] = []
+    write = out.write
+    write(_chunk(_choice({"role": "assistant", "content": "", "refusal": None},
+                         {"content": [], "refusal": None})))
+    i = 0
+    while i < chunks:
+        if i + 1 < chunks and rng.random() < 0.004:
+            emoji = rng.choice(EMOJI)
+            raw = emoji.encode()
+            first, second = raw[:2], raw[2:]
+            write(_chunk(_choice({"content": ""}, _logprobs(rng, _byte_token(first), first))))
+            write(_chunk(_choice({"content": emoji}, _logprobs(rng, _byte_token(second), second))))
+            text_parts.append(emoji)
+            i += 2
+            continue
+        token = rng.choice(WORDS)
+        write(_chunk(_choice({"content": token}, _logprobs(rng, token))))
+        text_parts.append(token)
+        i += 1
+    write(_chunk(_choice({}, None, "stop")))
+    usage = {
+        "prompt_tokens": 37,
+        "completion_tokens": chunks,
+        "total_tokens": 37 + chunks,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+    write(_chunk([], usage))
+    write(b"data: [DONE]\n\n")
+    return {"chunks": chunks, "text": "".join(text_parts)}
+
+
+def write_capture(path: Path, chunks: int, seed: int = 20240601) -> dict:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("wb", buffering=1 << 20) as fh:
+        info = generate(chunks, fh, seed)
+    tmp.replace(path)
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--chunks", type=int, default=100_000, help="token chunks (default 100000)")
+    parser.add_argument("-o", "--output", type=Path, default=None)
+    parser.add_argument("--seed", type=int, default=20240601)
+    args = parser.parse_args(argv)
+    out = args.output or Path(__file__).parent / "out" / f"capture-{args.chunks}.sse"
+    write_capture(out, args.chunks, args.seed)
+    print(f"wrote {out} ({out.stat().st_size:,} bytes, {args.chunks:,} token chunks)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

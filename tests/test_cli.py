@@ -1,0 +1,75 @@
+"""The inspect command, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from app.cli import main
+
+from .helpers import capture_path
+
+
+def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", *args], input=stdin, capture_output=True, timeout=60
+    )
+
+
+def test_inspect_json_shape_for_the_seed():
+    result = run("inspect", str(capture_path("chat-completion-chunk-docs.txt")), "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["format"] == "docs"
+    assert len(document["streams"]) == 2
+    first = document["streams"][0]
+    assert set(first) >= {"completion", "metrics", "diagnostics", "errors"}
+    completion = first["completion"]
+    assert completion["object"] == "chat.completion"
+    message = completion["choices"][0]["message"]
+    assert set(message) >= {"role", "content", "refusal", "tool_calls"}
+    assert message["content"] == "This is"
+    assert completion["usage"]["total_tokens"] == 12
+    assert first["metrics"]["ttft_ms"] is None
+
+
+def test_inspect_text_report_shows_tool_calls_and_validity():
+    result = run("inspect", str(capture_path("chat-completion-chunk-docs.txt")))
+    assert result.returncode == 0
+    text = result.stdout.decode()
+    assert (
+        "tool call 0: func (id call_TARbemDG9CFdwuoaQBTRXiYK) - INVALID JSON: incomplete JSON"
+        in text
+    )
+    assert "timing: unknown" in text
+    parallel = run("inspect", str(capture_path("openai-gpt4o-tool-parallel.sse"))).stdout.decode()
+    assert '"ticker": "AAPL"' in parallel and "valid JSON" in parallel
+
+
+def test_inspect_reasoning_and_errors_are_reported():
+    text = run(
+        "inspect", str(capture_path("groq-gptoss-event-error-midstream.sse"))
+    ).stdout.decode()
+    assert "reasoning (reasoning):" in text
+    assert "STREAM ERROR: Tool call validation failed" in text
+
+
+def test_exit_status_two_when_nothing_was_read(tmp_path):
+    empty = tmp_path / "empty.sse"
+    empty.write_bytes(b"")
+    result = run("inspect", str(empty), "--json")
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["diagnostics"][0]["code"] == "empty"
+    missing = run("inspect", str(tmp_path / "nope.sse"))
+    assert missing.returncode == 2
+    assert b"cannot read" in missing.stderr
+    assert b"Traceback" not in missing.stderr
+
+
+def test_stdin_and_forced_format(capsys):
+    data = capture_path("mistral-small-text.sse").read_bytes()
+    result = run("inspect", "-", "--format", "sse", "--json", stdin=data)
+    assert json.loads(result.stdout)["format"] == "sse"
+    assert main(["inspect", str(capture_path("mistral-small-text.sse"))]) == 0
+    assert "format sse" in capsys.readouterr().out

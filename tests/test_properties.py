@@ -1,0 +1,134 @@
+"""Hypothesis properties over the readers: no input raises, and SSE text survives any split."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.captures import FORMATS, read_capture
+from app.domain.assemble import assemble, plain
+from app.domain.summary import summarize
+
+from .helpers import feed_pieces
+
+PROFILE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def exercise(data: bytes, fmt: str | None = None) -> None:
+    capture = read_capture(data, fmt)
+    for stream in capture.streams:
+        orjson.dumps(summarize(stream))
+        orjson.dumps([e.to_json() for e in stream.events])
+        for i in range(len(stream.raw)):
+            stream.raw_text(i)
+
+
+@PROFILE
+@given(st.binary(max_size=2000))
+def test_arbitrary_bytes_never_raise(data):
+    exercise(data)
+
+
+@PROFILE
+@given(st.binary(max_size=600), st.sampled_from(sorted(FORMATS)))
+def test_arbitrary_bytes_in_every_forced_format_never_raise(data, fmt):
+    exercise(data, fmt)
+
+
+SSE_ALPHABET = st.sampled_from(
+    [
+        "data:",
+        "data: [DONE]",
+        "{",
+        "}",
+        '"',
+        "\\",
+        ":",
+        "\n",
+        "\r",
+        " ",
+        "a",
+        "\u2028",
+        "[",
+        '{"choices":[{"index":0,"delta":{"content":"',
+        '"}}]}',
+        "\n\n",
+        "event: error",
+        "\xff",
+    ]
+)
+
+
+@PROFILE
+@given(st.lists(SSE_ALPHABET, max_size=60).map("".join))
+def test_sse_shaped_noise_never_raises(text):
+    exercise(text.encode("utf-8", errors="surrogatepass"))
+    exercise(text.encode("utf-8", errors="surrogatepass"), "docs")
+
+
+TOKEN_CHARS = st.sampled_from(
+    [
+        "a",
+        "Z",
+        " ",
+        "\r",
+        "\n",
+        "\r\n",
+        "\u2028",
+        "\u2029",
+        "\u0085",
+        "\ufeff",
+        "\U0001f600",
+        "é",
+        "data:",
+        "data: [DONE]",
+        ":",
+        '"',
+        "\\",
+        "\t",
+        "\x00",
+        "{}",
+        "\u00a0",
+    ]
+)
+TOKENS = st.lists(
+    st.lists(TOKEN_CHARS, min_size=1, max_size=6).map("".join), min_size=1, max_size=25
+)
+
+
+def encode(tokens: list[str], ending: str) -> bytes:
+    events = []
+    for token in tokens:
+        chunk = {
+            "id": "x",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {"content": token}, "finish_reason": None}],
+        }
+        events.append("data: " + json.dumps(chunk, ensure_ascii=False) + ending + ending)
+    events.append("data: [DONE]" + ending + ending)
+    return "".join(events).encode()
+
+
+@PROFILE
+@given(TOKENS, st.sampled_from(["\n", "\r\n", "\r"]), st.data())
+def test_sse_token_lists_split_anywhere_come_back_identical(tokens, ending, data):
+    body = encode(tokens, ending)
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(body) - 1)), max_size=12)))
+    pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+    (stream,) = feed_pieces([p for p in pieces if p])
+    texts = [e.text for e in stream.events if e.kind == "text"]
+    assert texts == tokens
+    assert plain(assemble(stream.events))["choices"][0]["message"]["content"] == "".join(tokens)
+    assert [d.code for d in stream.diagnostics] == []
+
+
+@PROFILE
+@given(TOKENS)
+def test_bom_before_the_stream_changes_nothing(tokens):
+    body = encode(tokens, "\n")
+    with_bom = read_capture(b"\xef\xbb\xbf" + body).streams[0]
+    texts = [e.text for e in with_bom.events if e.kind == "text"]
+    assert texts == tokens
