@@ -40,7 +40,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     else:
         from .report import render
 
-        sys.stdout.write(render(capture, args.file))
+        sys.stdout.write(render(capture, args.file, args.stall_ms))
     return EXIT_OK if read_any else EXIT_NO_STREAM
 
 

@@ -84,11 +84,16 @@ def _metrics_lines(metrics: dict[str, Any]) -> list[str]:
         f"decode {_rate(metrics['decode_tokens_per_s'])}"
     )
     stalls = metrics["stalls"]
-    lines.append(f"stalls (>= {metrics['stall_ms']:g} ms): {len(stalls)}")
+    listed = ", ".join(f"{s['gap_ms']:,.0f} ms at {s['after_ms']:,.0f} ms" for s in stalls[:10])
+    more = f" and {len(stalls) - 10} more" if len(stalls) > 10 else ""
+    lines.append(
+        f"stalls (>= {metrics['stall_ms']:g} ms): {len(stalls)}"
+        + (f": {listed}{more}" if stalls else "")
+    )
     return lines
 
 
-def render(capture: Capture, name: str) -> str:
+def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
     from .domain.assemble import plain
 
     out = [
@@ -99,7 +104,7 @@ def render(capture: Capture, name: str) -> str:
     for diag in capture.diagnostics:
         out.append(f"  [{diag.severity}] {diag.code}: {diag.message}")
     for stream in capture.streams:
-        summary = summarize(stream)
+        summary = summarize(stream, stall_ms)
         completion = plain(summary["completion"])
         out.append("")
         out.append(
@@ -112,6 +117,9 @@ def render(capture: Capture, name: str) -> str:
         usage = completion.get("usage")
         out.append(f"{INDENT}usage: {json.dumps(usage) if usage is not None else 'none'}")
         out += [INDENT + line for line in _metrics_lines(summary["metrics"])]
+        if stream.end_reason:
+            ended = f"{INDENT}recording ended: {stream.end_reason}"
+            out.append(ended + (f" ({stream.end_error})" if stream.end_error else ""))
         for error in summary["errors"]:
             out.append(f"{INDENT}STREAM ERROR: {error['message']} (code {error['code']})")
         for diag in summary["diagnostics"]:

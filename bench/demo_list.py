@@ -24,7 +24,7 @@ class Demo:
     profile: Profile | None = None
     url: str = OPENAI_URL
     request: dict[str, Any] = field(default_factory=dict)
-    request_note: str = "reconstructed from the test that recorded the stream (not recorded)"
+    request_note: str = "rebuilt from the arguments of the test that recorded the stream"
     end_reason: str = "done"
     end_error: str | None = None
 
@@ -160,6 +160,7 @@ DEMOS = [
         description="reasoning_content streams first and a little faster, then a pause, then "
         "the answer as content.",
         url="https://api.deepseek.com/chat/completions",
+        request_note="written by Streamscope to fit the reasoning (the fixture kept no request)",
         profile=Profile(
             seed=5505,
             ttft=(520, 700),
@@ -202,7 +203,7 @@ DEMOS = [
                 },
                 {
                     "content": 'Please call the "get_something_by_name" tool with non-existent '
-                    "parameters to test error handling",
+                    "parameters to test error handling; on the second try you can use valid args",
                     "role": "user",
                 },
             ],
@@ -226,7 +227,7 @@ DEMOS = [
                 }
             ],
         },
-        request_note="the request body recorded with the stream (VCR cassette)",
+        request_note="recorded with the stream (VCR cassette), as it was",
         end_reason="error",
         end_error="event: error (tool_use_failed); the server closed the stream without [DONE]",
     ),

@@ -121,9 +121,9 @@ def source_info(demo: Demo) -> dict[str, Any]:
         "path": row["path"],
         "commit": row["commit"],
         "licence": row["licence"],
-        "note": f"stream bytes unchanged from tests/captures/{demo.capture} "
-        f"({row['transform']}); network timing synthesized by Streamscope ({GENERATOR}, "
-        "seeded); request body " + demo.request_note,
+        "note": f"stream bytes unchanged from tests/captures/{demo.capture} (fixture to SSE: "
+        f"{row['transform']}); network timing synthesized by Streamscope ({GENERATOR}, "
+        f"seeded); request body: {demo.request_note}",
     }
 
 

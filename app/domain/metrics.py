@@ -69,7 +69,7 @@ def percentile(values: list[float], q: float) -> float | None:
     ordered = sorted(values)
     rank = (len(ordered) - 1) * q
     low, high = math.floor(rank), math.ceil(rank)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+    return round(ordered[low] + (ordered[high] - ordered[low]) * (rank - low), 3)
 
 
 def output_tokens(stream: Stream) -> tuple[int | None, str | None]:

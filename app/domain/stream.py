@@ -59,6 +59,7 @@ class Stream:
     timed: bool = False
     request: dict[str, Any] | None = None
     end_reason: str | None = None
+    end_error: str | None = None
     _codes: Counter[str] = field(default_factory=Counter)
 
     def add(self, event: Event) -> None:

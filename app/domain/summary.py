@@ -52,6 +52,7 @@ def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, A
         "index": stream.index,
         "origin": stream.origin,
         "end_reason": stream.end_reason,
+        "end_error": stream.end_error,
         "completion": assemble(stream.events),
         "metrics": compute(stream, stall_ms).to_json(),
         "tool_calls": tool_calls,

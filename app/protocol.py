@@ -1,0 +1,62 @@
+"""The websocket wire protocol between the server and the page (``docs/protocol.md``).
+
+Version 1, negotiated as the websocket subprotocol ``streamscope.v1`` and repeated in the first
+message (``hello``). The message types are a closed set: ``SERVER_MESSAGES`` (server to page)
+and ``CLIENT_MESSAGES`` (page to server). ``static/js/protocol.js`` mirrors both lists and the
+version; ``tests/test_protocol.py`` fails when this module, the JS mirror and the doc disagree.
+
+Every message is one JSON text frame ``{"type": ..., ...}``; ``encode`` is the only way the
+server builds one, and ``decode_client`` the only way it reads one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+VERSION = 1
+SUBPROTOCOL = f"streamscope.v{VERSION}"
+
+SERVER_MESSAGES: tuple[str, ...] = (
+    "hello",  # first message: protocol version and limits
+    "capture",  # what is being played: format, streams, capture-level diagnostics
+    "raw_meta",  # a batch of raw-event positions and times, columnar
+    "events",  # a batch of timeline events (docs/timeline.md)
+    "summary",  # a finished stream: assembled completion, metrics, tool calls, errors
+    "raw",  # raw event texts, in answer to raw_request
+    "status",  # a live run's state: connecting, retrying, streaming, stopped
+    "end",  # everything has been sent (reason: complete, error, cancelled, disconnected)
+    "error",  # a protocol or source error: code and message
+)
+CLIENT_MESSAGES: tuple[str, ...] = (
+    "open",  # play a source: {"demo": name} | {"capture": id}
+    "raw_request",  # raw texts for raw events [start, start + count)
+    "stop",  # stop a live run
+)
+MAX_RAW_REQUEST = 500
+
+
+class ProtocolError(ValueError):
+    """A client message that breaks the protocol; ``code`` goes back in an ``error`` message."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def encode(kind: str, **fields: Any) -> str:
+    if kind not in SERVER_MESSAGES:
+        raise ValueError(f"not a server message type: {kind}")
+    return orjson.dumps({"type": kind, **fields}).decode()
+
+
+def decode_client(text: str | bytes) -> dict[str, Any]:
+    try:
+        message = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise ProtocolError("bad_message", f"not JSON: {exc}") from None
+    if not isinstance(message, dict) or message.get("type") not in CLIENT_MESSAGES:
+        raise ProtocolError("bad_message", "unknown message type")
+    return message
