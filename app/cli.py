@@ -44,6 +44,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK if read_any else EXIT_NO_STREAM
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .server import serve
+
+    overrides = {"host": args.host, "port": args.port, "data_dir": args.data_dir}
+    if args.public:
+        overrides["public"] = True
+    return serve(overrides)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="streamscope",
@@ -58,6 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"
     )
     inspect.set_defaults(run=cmd_inspect)
+    serve = commands.add_parser("serve", help="start the web player on the bundled demos")
+    serve.add_argument("--host", default=None, help="interface (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=None, help="port (default 5000; 0 picks one)")
+    serve.add_argument("--data-dir", default=None, help="where the SQLite store lives")
+    serve.add_argument("--public", action="store_true", help="apply the public network policy")
+    serve.set_defaults(run=cmd_serve)
     return parser
 
 

@@ -46,10 +46,10 @@ class ProtocolError(ValueError):
         self.message = message
 
 
-def encode(kind: str, **fields: Any) -> str:
-    if kind not in SERVER_MESSAGES:
-        raise ValueError(f"not a server message type: {kind}")
-    return orjson.dumps({"type": kind, **fields}).decode()
+def encode(message_type: str, /, **fields: Any) -> str:
+    if message_type not in SERVER_MESSAGES:
+        raise ValueError(f"not a server message type: {message_type}")
+    return orjson.dumps({"type": message_type, **fields}).decode()
 
 
 def decode_client(text: str | bytes) -> dict[str, Any]:

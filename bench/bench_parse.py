@@ -1,6 +1,6 @@
 """Core benchmark: parse + assemble speed, memory and linearity of Streamscope.
 
-One run, one process (the memory measures run in one child process so that ``ru_maxrss`` starts
+One run, one process (the memory measures run in one child process so that the peak RSS starts
 clean; it reads the same file). Prints a Markdown table and exits 1 when a target is missed.
 
     python bench/bench_parse.py                 # defaults: 100k-chunk file, 20k for the SDK
@@ -27,11 +27,14 @@ Measures
   under ``tracemalloc`` (started after the bytes are loaded). Counted = file bytes (held once,
   ``Source`` keeps them) + tracemalloc peak of everything allocated during parse + assemble,
   including the result that stays alive. Ratio to the file size; target <= 3x.
-  ``ru_maxrss`` growth over the same step (a separate run without tracemalloc) for information.
+  Peak-RSS growth (``VmHWM``; ``ru_maxrss`` elsewhere) over the same step, in a separate run
+  without tracemalloc, for information; also what is still held after ``del capture, result``
+  before ``gc.collect()`` (memory kept alive by reference cycles).
 * linearity: one ``data:`` line whose JSON chunk has a 4 MiB / 8 MiB ``delta.content``
   string, fed to ``SSEFeeder(TimelineBuilder(Source(), split_on_done=False), record=True)`` in
   1460-byte pieces (one TCP segment each), then ``close()``. Target: t(8 MiB) / t(4 MiB) <= 2.5
-  and t(8 MiB) < 1 s. Best of ``--repeat``.
+  and t(8 MiB) < 1 s. Best of max(``--repeat``, 7): each run takes tens of milliseconds, so a
+  few more runs cost nothing and steady the ratio.
 """
 
 from __future__ import annotations
@@ -47,8 +50,9 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -57,14 +61,13 @@ if str(ROOT) not in sys.path:
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import gen_capture  # noqa: E402
 import orjson  # noqa: E402
 
 from app.captures import read_capture  # noqa: E402
 from app.domain.assemble import assemble, plain  # noqa: E402
 from app.domain.stream import Source  # noqa: E402
 from app.domain.timeline import SSEFeeder, TimelineBuilder  # noqa: E402
-
-import gen_capture  # noqa: E402
 
 OUT = HERE / "out"
 MIB = 1024 * 1024
@@ -73,7 +76,11 @@ SEGMENT = 1460
 
 # ---------------------------------------------------------------------------- helpers
 def capture_path(chunks: int) -> Path:
-    return OUT / f"capture-{chunks // 1000}k.sse" if chunks % 1000 == 0 else OUT / f"capture-{chunks}.sse"
+    return (
+        OUT / f"capture-{chunks // 1000}k.sse"
+        if chunks % 1000 == 0
+        else OUT / f"capture-{chunks}.sse"
+    )
 
 
 def ensure_capture(chunks: int) -> Path:
@@ -179,7 +186,9 @@ def huge_line(size: int) -> tuple[bytes, str]:
         "created": gen_capture.CREATED,
         "model": gen_capture.MODEL,
         "system_fingerprint": gen_capture.FINGERPRINT,
-        "choices": [{"index": 0, "delta": {"content": text}, "logprobs": None, "finish_reason": None}],
+        "choices": [
+            {"index": 0, "delta": {"content": text}, "logprobs": None, "finish_reason": None}
+        ],
     }
     return b"data: " + orjson.dumps(chunk) + b"\n\n", text
 
@@ -205,20 +214,40 @@ def linearity(size: int, repeat: int) -> float:
     return best
 
 
+def peak_rss() -> int:
+    """High-water RSS of this process in bytes. VmHWM is per address space and starts afresh at
+    exec; ru_maxrss (the fallback) can carry the parent's peak into a child on Linux."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def mem_child(path: str) -> None:
     """Run in a child: file bytes loaded first, then parse + assemble (RSS, then tracemalloc)."""
     data = Path(path).read_bytes()
     gc.collect()
-    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    result = streamscope(data)
-    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    del result
+    rss0 = peak_rss()
+    cap = read_capture(data)
+    result = assemble(cap.streams[0].events)
+    rss1 = peak_rss()
+    del cap, result
     gc.collect()
     tracemalloc.start()
     t0 = time.perf_counter()
-    result = streamscope(data)
+    cap = read_capture(data)
+    result = assemble(cap.streams[0].events)
     elapsed = time.perf_counter() - t0
     current, peak = tracemalloc.get_traced_memory()
+    ok = result["choices"][0]["message"]["content"] is not None
+    del cap, result
+    left = tracemalloc.get_traced_memory()[0]  # what reference cycles keep after the last ref
+    gc.collect()
+    left_gc = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     print(
         json.dumps(
@@ -226,10 +255,12 @@ def mem_child(path: str) -> None:
                 "size": len(data),
                 "peak": peak,
                 "retained": current,
+                "left_before_gc": left,
+                "left_after_gc": left_gc,
                 "rss_delta": rss1 - rss0,
                 "rss_before": rss0,
                 "traced_seconds": elapsed,
-                "ok": result["choices"][0]["message"]["content"] is not None,
+                "ok": ok,
             }
         )
     )
@@ -286,7 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     import openai
 
-    cmd = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__, ROOT), *sys.argv[1:]])
+    cmd = "python " + " ".join(
+        shlex.quote(a) for a in [os.path.relpath(__file__, ROOT), *sys.argv[1:]]
+    )
     print(f"command: `{cmd}` (cwd {os.getcwd()})")
     print(
         f"machine: Python {platform.python_version()} ({platform.python_implementation()}), "
@@ -294,7 +327,10 @@ def main(argv: list[str] | None = None) -> int:
         f"loadavg={'/'.join(f'{x:.2f}' for x in os.getloadavg())}, "
         f"orjson {orjson.__version__}, openai {openai.__version__}"
     )
-    print(f"timing: best of {args.repeat} runs, time.perf_counter, gc.collect() before each\n")
+    print(
+        f"timing: best of {args.repeat} runs (huge-line rows: best of {max(args.repeat, 7)}), "
+        "time.perf_counter, gc.collect() before each\n"
+    )
 
     big = ensure_capture(args.chunks)
     small = ensure_capture(args.sdk_chunks)
@@ -311,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     assert result["usage"]["completion_tokens"] == args.chunks
     del content, lps, result, choice
 
-    # ---- memory (child process: clean ru_maxrss)
+    # ---- memory (child process: clean peak RSS)
     proc = subprocess.run(
         [sys.executable, __file__, "--mem-child", str(big)],
         capture_output=True,
@@ -370,7 +406,9 @@ def main(argv: list[str] | None = None) -> int:
         ref = streamscope(sdata)["choices"][0]
         assert sdk["content"] == ref["message"]["content"], "SDK content differs"
         assert sdk["logprobs"] == args.sdk_chunks
-    table.row(f"openai SDK ChatCompletionStreamState ({args.sdk_chunks // 1000}k chunks)", sdk_label)
+    table.row(
+        f"openai SDK ChatCompletionStreamState ({args.sdk_chunks // 1000}k chunks)", sdk_label
+    )
     speed = sdk_full / t_ss_small
     table.row(
         f"Streamscope, same {args.sdk_chunks // 1000}k file",
@@ -402,21 +440,32 @@ def main(argv: list[str] | None = None) -> int:
         mratio <= 3.0,
     )
     table.row(
-        "  of which retained after assemble (traced, excl. file bytes)",
+        "  traced peak alone (excl. file bytes)",
+        fmt_mb(mem["peak"]),
+        f"file {fmt_mb(mem['size'])}",
+        f"{mem['peak'] / mem['size']:.2f}x",
+    )
+    table.row(
+        "  retained: capture + assembled result alive (excl. file bytes)",
         fmt_mb(mem["retained"]),
         f"file {fmt_mb(mem['size'])}",
         f"{mem['retained'] / mem['size']:.2f}x",
     )
     table.row(
-        "ru_maxrss growth over parse + assemble (separate run, no tracemalloc)",
+        "  still held after `del capture, result`, before gc.collect() (ref. cycles)",
+        fmt_mb(mem["left_before_gc"]),
+        f"after gc.collect() {fmt_mb(mem['left_after_gc'])}",
+    )
+    table.row(
+        "peak RSS growth over parse + assemble (VmHWM, separate run, no tracemalloc)",
         fmt_mb(mem["rss_delta"]),
         f"file {fmt_mb(mem['size'])}",
         f"{mem['rss_delta'] / mem['size']:.2f}x",
     )
 
     # ---- linearity
-    t4 = linearity(4 * MIB, args.repeat)
-    t8 = linearity(8 * MIB, args.repeat)
+    t4 = linearity(4 * MIB, max(args.repeat, 7))
+    t8 = linearity(8 * MIB, max(args.repeat, 7))
     table.row("huge line 4 MiB, SSEFeeder in 1460-byte pieces", fmt_s(t4))
     lratio = t8 / t4
     table.row(
@@ -432,8 +481,10 @@ def main(argv: list[str] | None = None) -> int:
     print(table.render())
     print()
     print(
-        "runs: floor " + ", ".join(fmt_s(t) for t in floor_all)
-        + "; Streamscope " + ", ".join(fmt_s(t) for t in ss_all)
+        "runs: floor "
+        + ", ".join(fmt_s(t) for t in floor_all)
+        + "; Streamscope "
+        + ", ".join(fmt_s(t) for t in ss_all)
         + f"; traced parse took {fmt_s(mem['traced_seconds'])}"
         + f"; total bench time {time.perf_counter() - started:.0f} s"
     )

@@ -28,15 +28,18 @@ CREATED = 1730000000
 MODEL = "gpt-4o-2024-08-06"
 FINGERPRINT = "fp_831e067d82"
 
+# fmt: off
 WORDS = [
     " the", " of", " and", " to", " a", " in", " is", " that", " for", " it", " as", " with",
     " stream", " token", " model", " server", " data", " event", " chunk", " response", " time",
     " which", " this", " be", " are", " by", " on", " not", " or", " from", " at", " we", " an",
-    ",", ".", ":", ";", "\n\n", "\n", " (", ")", " \"", "\"", "'s", "-", " —", "’", " “", "”",
-    " café", " naïve", " über", " résumé", " Straße", " año", " façade", " Ελλάδα", " мир",
-    " 日本", "語", " 東京", " 数据", "流", " 한국어", " €", " £", " ±", " µs", " →", " ✓",
-    "ing", "ed", "ly", "er", "tion", " Stream", "scope", " JSON", " SSE", " API", " 42", " 2024",
+    ",", ".", ":", ";", "\n\n", "\n", " (", ")", " \"", "\"", "'s", "-", " \u2014", "\u2019",
+    " \u201c", "\u201d", " café", " naïve", " über", " résumé", " Straße", " año", " façade",
+    " Ελλάδα", " мир", " 日本", "語", " 東京", " 数据", "流", " 한국어", " €", " £", " ±", " µs",
+    " →", " ✓", "ing", "ed", "ly", "er", "tion", " Stream", "scope", " JSON", " SSE", " API",
+    " 42", " 2024",
 ]
+# fmt: on
 EMOJI = ["😀", "🚀", "🎉", "👍", "🔥", "🤖"]
 
 
@@ -91,8 +94,14 @@ def generate(chunks: int, out, seed: int = 20240601) -> dict:
     rng = random.Random(seed)
     text_parts: list[str] = []
     write = out.write
-    write(_chunk(_choice({"role": "assistant", "content": "", "refusal": None},
-                         {"content": [], "refusal": None})))
+    write(
+        _chunk(
+            _choice(
+                {"role": "assistant", "content": "", "refusal": None},
+                {"content": [], "refusal": None},
+            )
+        )
+    )
     i = 0
     while i < chunks:
         if i + 1 < chunks and rng.random() < 0.004:

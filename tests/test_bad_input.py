@@ -186,3 +186,21 @@ def test_unknown_format_forced():
 def test_odd_shapes_never_raise(payload):
     capture = read_capture(GOOD + b"data: " + payload + b"\n\n" + GOOD)
     assert content(capture.streams[0]) == "okok"
+
+
+def test_a_dropped_capture_is_freed_without_a_garbage_collection():
+    import gc
+    import weakref
+
+    gc.disable()
+    try:
+        capture = read_capture(
+            GOOD * 50
+            + b'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{}"}}]}}]}\n\n'
+        )
+        stream = weakref.ref(capture.streams[0])
+        assert stream() is not None
+        del capture
+        assert stream() is None, "a reference cycle keeps the stream alive"
+    finally:
+        gc.enable()

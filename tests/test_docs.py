@@ -28,7 +28,8 @@ def diagnostic_codes_in_source() -> set[str]:
         r'\("(tool_[a-z_]+)",',  # tool-call notes
     ]
     codes: set[str] = set()
-    for path in (ROOT / "app").rglob("*.py"):
+    paths = [*(ROOT / "app" / "domain").rglob("*.py"), *(ROOT / "app" / "captures").rglob("*.py")]
+    for path in paths:
         source = path.read_text()
         for pattern in patterns:
             codes.update(re.findall(pattern, source))

@@ -6,8 +6,9 @@ fields such as ``reasoning_content`` under their own names), ``logprobs`` and ``
 (the last non-null one, or ``"none"`` when none came); top-level ``usage`` is the last non-null
 usage. Provider extras are kept under their own names at the level they came from.
 
-Logprob lists are joined as JSON fragments (``orjson.Fragment``): serialise the result with
-orjson, or call ``plain()`` for ordinary Python values.
+Logprob lists are lists of JSON fragments (``orjson.Fragment``, one per chunk, each holding
+that chunk's entries): serialise the result with orjson, or call ``plain()`` for ordinary
+Python values.
 """
 
 from __future__ import annotations
@@ -250,12 +251,12 @@ def _tool_call(call: _Call) -> dict[str, Any]:
     }
 
 
-def _join(lists: list[bytes] | None) -> orjson.Fragment | None:
-    """Concatenate JSON arrays given as bytes without parsing them."""
-    if not lists:
+def _join(parts: list[bytes] | None) -> list[orjson.Fragment] | None:
+    """The entries of every chunk as one JSON list, without parsing or copying them: each
+    chunk's items (JSON text without brackets) becomes a fragment of the list."""
+    if not parts:
         return None
-    inner = [item[1:-1] for item in lists if len(item) > 2]
-    return orjson.Fragment(b"[" + b",".join(inner) + b"]")
+    return [orjson.Fragment(part) for part in parts if part]
 
 
 def plain(value: Any) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -36,8 +37,10 @@ class ChoiceReader:
     def __init__(self, index: int, interpreter: Interpreter) -> None:
         self.index = index
         self.tools = ChoiceToolCalls()
-        self._it = interpreter
         self._extras: dict[str, Any] = {}
+        # A weak reference: a strong one back to the interpreter (which holds this reader)
+        # would make a cycle that keeps a dropped capture alive until a full collection.
+        self._it: Interpreter = weakref.proxy(interpreter)
 
     def read(self, raw: RawEvent, choice: dict[str, Any]) -> None:
         delta = choice.get("delta")
@@ -155,7 +158,8 @@ class ChoiceReader:
                         choice=self.index,
                         field=field,
                         count=len(entries),
-                        entries=orjson.dumps(entries),
+                        # Sliced: an exact-size copy (orjson's own buffer keeps >= 4 KiB).
+                        entries=orjson.dumps(entries)[1:-1],
                     )
                     self._it.add(event, raw)
                 else:

@@ -154,9 +154,10 @@ class Logprobs(Event):
     """Token logprobs that arrived in one chunk for one choice.
 
     ``field`` is "content" or "refusal"; ``entries`` is the list of
-    ``{token, logprob, bytes, top_logprobs}`` exactly as sent, held as JSON text (bytes)
-    because it is large and is only ever re-serialised: ``to_json`` embeds it as an
-    ``orjson.Fragment`` without parsing it again.
+    ``{token, logprob, bytes, top_logprobs}`` exactly as sent. It is large and only ever
+    re-serialised, so it is held as JSON text: ``entries`` is the list's items without the
+    brackets (an exact-size bytes object), and ``to_json`` embeds it as an ``orjson.Fragment``
+    without parsing it again.
     """
 
     kind: ClassVar[str] = "logprobs"
@@ -166,7 +167,7 @@ class Logprobs(Event):
     entries: bytes
 
     def entry_list(self) -> list[dict[str, Any]]:
-        return orjson.loads(self.entries)
+        return orjson.loads(b"[" + self.entries + b"]")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -177,7 +178,7 @@ class Logprobs(Event):
             "choice": self.choice,
             "field": self.field,
             "count": self.count,
-            "entries": orjson.Fragment(self.entries),
+            "entries": orjson.Fragment(b"[" + self.entries + b"]"),
         }
 
 

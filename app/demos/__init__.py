@@ -1,0 +1,43 @@
+"""The bundled demo captures (``index.json`` lists them, ``SOURCES.md`` credits them)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+DEMO_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Demo:
+    name: str
+    file: str
+    title: str
+    description: str
+    format: str
+    source: dict[str, Any]
+
+    @property
+    def path(self) -> Path:
+        return DEMO_DIR / self.file
+
+    def read_bytes(self) -> bytes:
+        return self.path.read_bytes()
+
+
+@cache
+def catalog() -> dict[str, Demo]:
+    entries = json.loads((DEMO_DIR / "index.json").read_text(encoding="utf-8"))
+    return {
+        e["name"]: Demo(
+            e["name"], e["file"], e["title"], e["description"], e["format"], e["source"]
+        )
+        for e in entries
+    }
+
+
+def find(name: str) -> Demo | None:
+    return catalog().get(name)

@@ -1,0 +1,28 @@
+"""Running the web application: the built-in threaded server (``streamscope serve``)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+from werkzeug.serving import make_server
+
+from . import create_app
+
+
+def serve(overrides: dict[str, Any]) -> int:
+    app = create_app(overrides)
+    settings = app.config["STREAMSCOPE"]
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    server = make_server(settings["host"], settings["port"], app, threaded=True)
+    host, port = server.server_address[:2]
+    print(f"Streamscope {app.name} listening on http://{host}:{port}/", flush=True)
+    print(f"data directory: {settings['data_dir']}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+    finally:
+        server.server_close()
+    return 0

@@ -1,0 +1,64 @@
+"""Response headers for every page, and the websocket handshake checks.
+
+simple-websocket accepts any Origin and flask-sock completes the upgrade before the view runs,
+so the checks run in ``before_request``: a refusal is a plain 403 (or 400) and no 101.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import Flask, Response, request
+
+from ..protocol import SUBPROTOCOL
+from .errors import BadRequest, Forbidden
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+EMBED_CSP = CSP.replace("frame-ancestors 'none'", "frame-ancestors *")
+WS_PATH = "/ws"
+
+
+def same_origin(origin: str, host: str, allowed: list[str]) -> bool:
+    if origin in allowed:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
+
+
+def check_websocket_handshake(allowed: list[str]) -> None:
+    origin = request.headers.get("Origin")
+    if origin is not None and not same_origin(origin, request.host, allowed):
+        raise Forbidden(f"websocket from a foreign origin ({origin}) refused", code="bad_origin")
+    offered = [p.strip() for p in request.headers.get("Sec-WebSocket-Protocol", "").split(",")]
+    if SUBPROTOCOL not in offered:
+        raise BadRequest(
+            f"this server speaks the websocket subprotocol {SUBPROTOCOL}; offer it",
+            code="bad_subprotocol",
+        )
+
+
+def install(app: Flask) -> None:
+    allowed = [
+        o.strip() for o in app.config["STREAMSCOPE"]["allowed_origins"].split(",") if o.strip()
+    ]
+
+    @app.before_request
+    def _handshake() -> None:
+        if request.path == WS_PATH:
+            check_websocket_handshake(allowed)
+
+    @app.after_request
+    def _headers(response: Response) -> Response:
+        embed = request.path.startswith("/embed/")
+        response.headers.setdefault("Content-Security-Policy", EMBED_CSP if embed else CSP)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        if not embed:
+            response.headers.setdefault("X-Frame-Options", "DENY")
+        if request.path.startswith(("/c/", "/embed/", "/api/captures/")):
+            response.headers["Referrer-Policy"] = "no-referrer"
+        else:
+            response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response

@@ -1,0 +1,89 @@
+"""Finding what a page asked to play, read once and shared: parsed captures are read-only,
+so sessions share them through a small LRU cache."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..captures import Capture, Limits, read_capture
+from ..demos import find as find_demo
+from .errors import NotFound
+
+
+@dataclass
+class Loaded:
+    key: str
+    title: str
+    capture: Capture
+    info: dict[str, Any]
+
+
+class CaptureCache:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[str, Loaded] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str, load: Callable[[], Loaded]) -> Loaded:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+        loaded = load()  # parse outside the lock; a rare double parse is harmless
+        with self._lock:
+            self._items[key] = loaded
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return loaded
+
+    def drop(self, key: str) -> None:
+        with self._lock:
+            self._items.pop(key, None)
+
+
+class Sources:
+    """Resolves ``{"demo": name}`` (and, with storage, ``{"capture": id}``) to a capture."""
+
+    def __init__(self, limits: Limits, cache_size: int, store: Any = None) -> None:
+        self.limits = limits
+        self.cache = CaptureCache(cache_size)
+        self.store = store
+
+    def open(self, source: dict[str, Any]) -> Loaded:
+        if isinstance(source.get("demo"), str):
+            return self.demo(source["demo"])
+        if isinstance(source.get("capture"), str) and self.store is not None:
+            return self.stored(source["capture"])
+        raise NotFound("no such source: give a demo name or a capture id", code="no_source")
+
+    def demo(self, name: str) -> Loaded:
+        demo = find_demo(name)
+        if demo is None:
+            raise NotFound(f"no demo named {name!r}", code="no_demo")
+
+        def load() -> Loaded:
+            capture = read_capture(demo.read_bytes(), None, self.limits)
+            info = {"kind": "demo", "name": demo.name, "description": demo.description}
+            return Loaded(f"demo:{name}", demo.title, capture, info)
+
+        return self.cache.get(f"demo:{name}", load)
+
+    def stored(self, capture_id: str) -> Loaded:
+        record = self.store.get(capture_id)
+        if record is None:
+            raise NotFound(
+                "no such capture (deleted, expired, or never uploaded)", code="no_capture"
+            )
+
+        def load() -> Loaded:
+            capture = read_capture(self.store.read_bytes(capture_id), record.format, self.limits)
+            info = {"kind": "capture", "id": capture_id, "redacted": record.redacted}
+            return Loaded(f"capture:{capture_id}", record.title, capture, info)
+
+        return self.cache.get(f"capture:{capture_id}", load)

@@ -1,0 +1,48 @@
+// The websocket connection: speaks the protocol (protocol.js) and hands messages on.
+
+import { SUBPROTOCOL, VERSION, decode, encode } from "./protocol.js";
+
+export class Connection {
+  constructor(url, handlers) {
+    this.url = url;
+    this.handlers = handlers; // {message(msg), closed(event), failed(error)}
+    this.socket = null;
+  }
+
+  open(source) {
+    this.source = source;
+    const socket = new WebSocket(this.url, SUBPROTOCOL);
+    this.socket = socket;
+    socket.addEventListener("open", () => socket.send(encode("open", { source })));
+    socket.addEventListener("message", (event) => {
+      let message;
+      try {
+        message = decode(event.data);
+      } catch (error) {
+        this.handlers.failed?.(error);
+        return;
+      }
+      if (message.type === "hello" && message.version !== VERSION) {
+        this.handlers.failed?.(new Error(`server speaks protocol ${message.version}, this page ${VERSION}`));
+        socket.close();
+        return;
+      }
+      this.handlers.message(message);
+    });
+    socket.addEventListener("close", (event) => this.handlers.closed?.(event));
+    socket.addEventListener("error", () => this.handlers.failed?.(new Error("websocket error")));
+  }
+
+  send(type, fields) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(encode(type, fields));
+  }
+
+  close() {
+    this.socket?.close();
+  }
+}
+
+export function websocketUrl(path = "/ws") {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}${path}`;
+}

@@ -1,0 +1,1 @@
+// Home page: nothing yet beyond the plain form (uploads come with storage).

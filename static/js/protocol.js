@@ -1,0 +1,41 @@
+// The websocket wire protocol, mirrored from app/protocol.py (docs/protocol.md).
+// tests/test_protocol.py fails when this file, the Python module and the doc disagree.
+
+export const VERSION = 1;
+export const SUBPROTOCOL = `streamscope.v${VERSION}`;
+
+export const SERVER_MESSAGES = Object.freeze([
+  "hello",
+  "capture",
+  "raw_meta",
+  "events",
+  "summary",
+  "raw",
+  "status",
+  "end",
+  "error",
+]);
+
+export const CLIENT_MESSAGES = Object.freeze(["open", "raw_request", "stop"]);
+
+export class ProtocolError extends Error {}
+
+/** Build a client message; throws on a type outside the closed set. */
+export function encode(type, fields = {}) {
+  if (!CLIENT_MESSAGES.includes(type)) throw new ProtocolError(`not a client message: ${type}`);
+  return JSON.stringify({ type, ...fields });
+}
+
+/** Parse a server message; throws ProtocolError on anything outside the protocol. */
+export function decode(text) {
+  let message;
+  try {
+    message = JSON.parse(text);
+  } catch (err) {
+    throw new ProtocolError(`not JSON: ${err.message}`);
+  }
+  if (message === null || typeof message !== "object" || !SERVER_MESSAGES.includes(message.type)) {
+    throw new ProtocolError(`unknown message type: ${message && message.type}`);
+  }
+  return message;
+}

@@ -1,0 +1,87 @@
+// Brings the screen to a cursor: applies timeline events forward, rewinds by seq backward.
+// Small moves happen at once; a big jump (seek to the end of a 100k-token capture) is applied
+// in slices, one per animation frame, so no task blocks the page for long. `busy` says
+// whether the screen is still catching up (the page shows it as data-rendering).
+
+import { StreamView } from "./views/streams.js";
+
+export const SLICE = 2500; // events applied per frame while catching up
+
+export class Renderer {
+  constructor(root, timeline, options) {
+    this.root = root;
+    this.timeline = timeline;
+    this.options = options; // {glyphs}
+    this.views = [];
+    this.rendered = 0; // events on screen
+    this.target = 0;
+    this.busy = false;
+    this.onSettled = null;
+    this.requestFrame = options.requestFrame ?? ((fn) => requestAnimationFrame(fn));
+  }
+
+  addStream(info) {
+    this.views[info.index] = new StreamView(this.root, info, this.timeline, this.options);
+  }
+
+  view(index) {
+    return this.views[index];
+  }
+
+  moveTo(cursor) {
+    this.target = cursor;
+    if (cursor < this.rendered) this._rewind(cursor);
+    if (this.target - this.rendered <= SLICE) {
+      this._apply(this.target);
+      this._settle();
+    } else if (!this.busy) {
+      this.busy = true;
+      this.root.dataset.rendering = "true";
+      this._step();
+    }
+  }
+
+  _step() {
+    if (this.target < this.rendered) this._rewind(this.target);
+    this._apply(Math.min(this.target, this.rendered + SLICE));
+    if (this.rendered === this.target) {
+      this.busy = false;
+      delete this.root.dataset.rendering;
+      this._settle();
+    } else {
+      this.requestFrame(() => this._step());
+    }
+  }
+
+  _apply(cursor) {
+    const events = this.timeline.events;
+    for (let g = this.rendered; g < cursor; g++) this.views[events[g].stream].apply(events[g], g);
+    this.rendered = Math.max(this.rendered, cursor);
+  }
+
+  _rewind(cursor) {
+    const events = this.timeline.events;
+    const first = new Map(); // stream -> first seq to remove
+    for (let g = cursor; g < this.rendered; g++) {
+      if (!first.has(events[g].stream)) first.set(events[g].stream, events[g].seq);
+    }
+    for (const [stream, seq] of first) this.views[stream].rewind(seq);
+    this.rendered = cursor;
+  }
+
+  _settle() {
+    for (const view of this.views) {
+      view.flush();
+      const stream = this.timeline.stream(view.index);
+      const done = this.timeline.complete || stream.summary !== null;
+      const last = stream.events[stream.events.length - 1];
+      view.setEnded(done && last !== undefined && this.rendered > last.g);
+    }
+    this.onSettled?.(this.rendered);
+  }
+
+  setGlyphs(on) {
+    this.options.glyphs = on;
+    for (const view of this.views) view.setGlyphs(on);
+  }
+}

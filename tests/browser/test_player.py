@@ -1,0 +1,325 @@
+"""The player page in Chromium: faithful text at every moment, controls, logprobs, tool calls,
+metrics, and screenshots of each main state (written to test-output/screenshots/)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from app.captures import read_capture
+from app.demos import find
+from app.domain.assemble import assemble, plain
+
+from .. import helpers
+
+
+def wait_until(page, expression: str, timeout: float = 10.0) -> None:
+    """Poll a JS expression (wait_for_function would need 'unsafe-eval', which the CSP forbids)."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        page.wait_for_timeout(20)
+
+
+def open_demo(page, server, name: str, query: str = "") -> None:
+    page.goto(f"{server.url}/demos/{name}{query}")
+    page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
+
+
+def play_to_end(page) -> None:
+    page.get_by_test_id("player-speed").select_option("max")
+    page.get_by_test_id("player-play").click()
+    page.wait_for_selector('#player[data-state="ended"]', state="attached", timeout=15000)
+
+
+def choice_texts(page) -> list[str]:
+    return page.eval_on_selector_all(
+        '[data-testid="choice-text"]', "els => els.map(e => e.textContent)"
+    )
+
+
+def demo_streams(name: str):
+    return read_capture(find(name).read_bytes()).streams
+
+
+class Schedule:
+    """The page's cursor arithmetic, in Python, for one timed stream."""
+
+    def __init__(self, stream):
+        self.events = stream.events
+        self.times = []
+        last = 0.0
+        for event in self.events:
+            last = event.t if event.t is not None else last
+            self.times.append(last)
+
+    def at(self, ms: float) -> int:
+        return sum(1 for t in self.times if t <= ms)
+
+    def key(self, i: int):
+        return self.events[i].raw if self.events[i].raw >= 0 else ("end", i)
+
+    def next(self, cursor: int) -> int:
+        if cursor >= len(self.events):
+            return cursor
+        key, cursor = self.key(cursor), cursor + 1
+        while cursor < len(self.events) and self.key(cursor) == key:
+            cursor += 1
+        return cursor
+
+    def previous(self, cursor: int) -> int:
+        if cursor <= 0:
+            return 0
+        key, cursor = self.key(cursor - 1), cursor - 1
+        while cursor > 0 and self.key(cursor - 1) == key:
+            cursor -= 1
+        return cursor
+
+    def text(self, cursor: int) -> str:
+        return "".join(e.text for e in self.events[:cursor] if e.kind == "text")
+
+
+def test_seed_demo_played_at_max_speed_shows_exactly_both_streams(page, server, shot):
+    open_demo(page, server, "seed-docs")
+    play_to_end(page)
+    expected = [
+        plain(assemble(s.events))["choices"][0]["message"]["content"]
+        for s in demo_streams("seed-docs")
+    ]
+    assert choice_texts(page) == expected == ["This is", "This"]
+    assert page.locator('[data-testid="finish-reason"]').all_text_contents() == [
+        "finish: stop",
+        "finish: tool_calls",
+    ]
+    shot(page, "seed-docs-ended")
+
+
+def test_seek_to_the_middle_shows_exactly_the_text_up_to_that_moment(page, server, shot):
+    open_demo(page, server, "plain-text")
+    schedule = Schedule(demo_streams("plain-text")[0])
+    middle = round(schedule.times[-1] / 2)
+    page.get_by_test_id("player-seek").fill(str(middle))
+    cursor = schedule.at(middle)
+    assert 0 < len(schedule.text(cursor)) < len(schedule.text(len(schedule.events)))
+    assert choice_texts(page) == [schedule.text(cursor)]
+    shot(page, "plain-text-middle")
+    # Step forward one chunk, then back two: exactly one raw event's events each time.
+    page.get_by_test_id("player-step-forward").click()
+    cursor = schedule.next(cursor)
+    assert choice_texts(page) == [schedule.text(cursor)]
+    page.get_by_test_id("player-step-back").click()
+    page.get_by_test_id("player-step-back").click()
+    cursor = schedule.previous(schedule.previous(cursor))
+    assert choice_texts(page) == [schedule.text(cursor)]
+    page.keyboard.press("ArrowRight")
+    cursor = schedule.next(cursor)
+    assert choice_texts(page) == [schedule.text(cursor)]
+    page.keyboard.press("Home")
+    assert choice_texts(page) in ([], [""])
+    page.keyboard.press("End")
+    assert choice_texts(page) == [schedule.text(len(schedule.events))]
+
+
+def test_speed_changes_while_playing(page, server):
+    open_demo(page, server, "reasoning")
+    page.get_by_test_id("player-play").click()
+    wait_until(page, "window.streamscope.player.time() > 200")
+    before = page.evaluate("[window.streamscope.player.time(), performance.now()]")
+    page.get_by_test_id("player-speed").select_option("10")
+    assert page.evaluate("window.streamscope.player.state") == "playing"
+    page.wait_for_timeout(400)
+    after = page.evaluate("[window.streamscope.player.time(), performance.now()]")
+    media, wall = after[0] - before[0], after[1] - before[1]
+    assert media > 4 * wall, (media, wall)  # ran at about 10x (1x would give media == wall)
+    page.keyboard.press("<")
+    assert page.evaluate("window.streamscope.player.speed") == 5
+    page.keyboard.press("Space")
+    assert page.evaluate("window.streamscope.player.state") == "paused"
+    frozen = page.evaluate("window.streamscope.player.time()")
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.streamscope.player.time()") == frozen
+
+
+def test_hovering_a_token_shows_its_alternatives(page, server, shot):
+    open_demo(page, server, "logprobs-top")
+    play_to_end(page)
+    token = page.locator('[data-testid="token"].lp').nth(3)
+    token.hover()
+    popover = page.get_by_test_id("token-popover")
+    popover.wait_for(state="visible")
+    alternatives = popover.get_by_test_id("alternative")
+    assert alternatives.count() == 5
+    assert popover.locator(".alt.chosen").count() == 1
+    assert "%" in popover.locator('[data-pop="probability"]').first.text_content()
+    shot(page, "logprobs-popover")
+    # The split emoji: a token whose bytes are not UTF-8 alone shows them.
+    partial = page.locator('[data-testid="token"].partial')
+    assert partial.count() >= 1
+    assert partial.first.get_attribute("data-bytes")
+    # Every token with logprobs is one element, and the text is exact.
+    streams = demo_streams("logprobs-top")
+    assert choice_texts(page) == [
+        plain(assemble(streams[0].events))["choices"][0]["message"]["content"]
+    ]
+
+
+def test_tool_call_demo_ends_with_pretty_json_and_the_seed_call_is_invalid(page, server, shot):
+    open_demo(page, server, "tool-calls-parallel")
+    play_to_end(page)
+    completion = plain(assemble(demo_streams("tool-calls-parallel")[0].events))
+    calls = completion["choices"][0]["message"]["tool_calls"]
+    cards = page.get_by_test_id("tool-call")
+    assert cards.count() == len(calls) == 2
+    for i, call in enumerate(calls):
+        card = cards.nth(i)
+        assert card.get_by_test_id("tool-name").text_content() == call["function"]["name"]
+        assert card.get_by_test_id("tool-id").text_content() == call["id"]
+        pretty = json.dumps(json.loads(call["function"]["arguments"]), indent=2, ensure_ascii=False)
+        assert card.get_by_test_id("tool-pretty").text_content() == pretty
+    shot(page, "tool-calls-ended")
+    open_demo(page, server, "seed-docs")
+    play_to_end(page)
+    card = page.get_by_test_id("tool-call")
+    assert card.count() == 1
+    assert "invalid JSON" in card.get_by_test_id("tool-state").text_content()
+    assert "incomplete JSON" in card.get_by_test_id("tool-error").text_content()
+    assert card.get_by_test_id("tool-invalid").text_content() == '{"arg}'
+
+
+def test_tool_card_grows_fragment_by_fragment(page, server):
+    open_demo(page, server, "tool-calls-parallel")
+    stream = demo_streams("tool-calls-parallel")[0]
+    schedule = Schedule(stream)
+    first_args = next(i for i, e in enumerate(stream.events) if e.kind == "tool_args")
+    cursor = schedule.next(first_args)
+    for _ in range(3):
+        cursor = schedule.next(cursor)
+    page.get_by_test_id("player-seek").fill(str(int(schedule.times[cursor - 1])))
+    cursor = schedule.at(int(schedule.times[cursor - 1]))
+    fragments = [e.text for e in stream.events[:cursor] if e.kind == "tool_args" and e.call == 0]
+    card = page.get_by_test_id("tool-call").first
+    assert "streaming" in card.get_attribute("class")
+    assert card.locator(".frag").all_text_contents() == fragments
+
+
+def inspect_json(name: str) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-m", "app.cli", "inspect", str(find(name).path), "--json"],
+        capture_output=True,
+        check=True,
+        cwd=helpers.CAPTURES.parent.parent,
+    )
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("name", ["tool-calls-parallel", "reasoning", "seed-docs"])
+def test_usage_and_metrics_match_inspect_json(page, server, name):
+    document = inspect_json(name)
+    open_demo(page, server, name)
+    play_to_end(page)
+    for stream in document["streams"]:
+        section = page.locator(f'[data-testid="stream"][data-stream="{stream["index"]}"]')
+        metrics = stream["metrics"]
+        for key in (
+            "ttft_ms",
+            "ttfo_ms",
+            "itl_p50_ms",
+            "itl_p95_ms",
+            "itl_max_ms",
+            "tpot_ms",
+            "tokens_per_s",
+            "decode_tokens_per_s",
+            "e2el_ms",
+        ):
+            shown = section.locator(f'[data-testid="metrics"] [data-metric="{key}"]')
+            value = shown.get_attribute("data-value")
+            if metrics[key] is None:
+                assert value == "" and shown.text_content() == "unknown", key
+            else:
+                assert float(value) == pytest.approx(metrics[key]), key
+        assert section.locator('[data-metric="stalls"]').get_attribute("data-value") == str(
+            len(metrics["stalls"])
+        )
+        usage = stream["completion"]["usage"]
+        for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+            assert section.locator(
+                f'[data-testid="usage"] [data-usage="{key}"]'
+            ).text_content() == str(usage[key])
+
+
+def test_whitespace_toggle_shows_glyphs_and_restores_text(page, server):
+    open_demo(page, server, "plain-text")
+    play_to_end(page)
+    original = choice_texts(page)
+    page.get_by_test_id("toggle-whitespace").check()
+    shown = choice_texts(page)[0]
+    assert "·" in shown and "↵" in shown
+    page.get_by_test_id("toggle-whitespace").uncheck()
+    assert choice_texts(page) == original
+
+
+def test_n_choices_side_by_side_with_their_finish_reasons(page, server, shot):
+    open_demo(page, server, "n3-choices")
+    play_to_end(page)
+    completion = plain(assemble(demo_streams("n3-choices")[0].events))
+    assert choice_texts(page) == [c["message"]["content"] for c in completion["choices"]]
+    boxes = page.locator('[data-testid="choice"]')
+    tops = {round(boxes.nth(i).bounding_box()["y"]) for i in range(3)}
+    assert len(tops) == 1, "the three choices should sit side by side"
+    assert page.get_by_test_id("finish-reason").all_text_contents() == ["finish: stop"] * 3
+    shot(page, "n3-choices")
+
+
+def test_reasoning_lane_and_error_at_its_moment(page, server, shot):
+    open_demo(page, server, "error-midstream")
+    stream = demo_streams("error-midstream")[0]
+    error_at = next(e.t for e in stream.events if e.kind == "error")
+    page.get_by_test_id("player-seek").fill(str(int(error_at) - 50))
+    assert page.get_by_test_id("stream-errors").text_content() == ""
+    assert page.get_by_test_id("reasoning-lane").is_visible()
+    page.keyboard.press("End")
+    assert "Tool call validation failed" in page.get_by_test_id("stream-errors").text_content()
+    assert page.get_by_test_id("finish-reason").text_content() == "finish: none"
+    shot(page, "error-midstream")
+
+
+def test_raw_view_follows_and_selecting_a_token_highlights_its_chunk(page, server):
+    open_demo(page, server, "logprobs-top")
+    play_to_end(page)
+    token = page.locator('[data-testid="token"]').nth(10)
+    raw_index = token.get_attribute("data-raw")
+    token.click()
+    selected = page.locator(f'[data-testid="raw-view"] li.selected[data-raw="{raw_index}"]')
+    selected.wait_for(state="visible")
+    assert '"logprobs"' in selected.locator(".raw-text").text_content()
+    page.locator('[data-testid="raw-view"] li[data-raw="5"]').click()
+    hits = page.locator(".tok.raw-hit")
+    assert hits.count() >= 1
+    assert {hits.nth(i).get_attribute("data-raw") for i in range(hits.count())} == {"5"}
+
+
+def test_help_overlay_and_dark_theme_screenshots(page, server, shot):
+    open_demo(page, server, "reasoning", "?theme=dark")
+    play_to_end(page)
+    shot(page, "reasoning-dark")
+    page.keyboard.press("?")
+    assert page.get_by_test_id("help-overlay").is_visible()
+    shot(page, "help-overlay")
+    page.keyboard.press("Escape")
+    assert not page.get_by_test_id("help-overlay").is_visible()
+
+
+def test_projector_and_laptop_sizes(page, server, shot):
+    for width, height, name in ((1280, 720, "laptop"), (1920, 1080, "projector")):
+        page.set_viewport_size({"width": width, "height": height})
+        open_demo(page, server, "tool-calls-parallel")
+        play_to_end(page)
+        overflow = page.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, f"horizontal overflow at {width}x{height}"
+        shot(page, f"tool-calls-{name}")

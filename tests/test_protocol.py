@@ -1,0 +1,68 @@
+"""One protocol: the Python module, the JS mirror and the doc list the same message types and
+version, and the server only ever encodes types from the closed set."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from app import protocol
+
+ROOT = Path(__file__).resolve().parent.parent
+JS = (ROOT / "static" / "js" / "protocol.js").read_text()
+DOC = (ROOT / "docs" / "protocol.md").read_text()
+
+
+def js_list(name: str) -> list[str]:
+    body = re.search(rf"export const {name} = Object\.freeze\(\[(.*?)\]\)", JS, re.S)
+    assert body, name
+    return re.findall(r'"([a-z_]+)"', body.group(1))
+
+
+def doc_section(title: str) -> str:
+    start = DOC.index(f"## {title}")
+    following = DOC.find("\n## ", start + 1)
+    return DOC[start : following if following > 0 else len(DOC)]
+
+
+def test_js_mirror_matches_python():
+    assert js_list("SERVER_MESSAGES") == list(protocol.SERVER_MESSAGES)
+    assert js_list("CLIENT_MESSAGES") == list(protocol.CLIENT_MESSAGES)
+    assert re.search(r"export const VERSION = (\d+);", JS).group(1) == str(protocol.VERSION)
+    assert "streamscope.v${VERSION}" in JS
+    assert f"streamscope.v{protocol.VERSION}" == protocol.SUBPROTOCOL
+
+
+@pytest.mark.parametrize(
+    ("section", "names"),
+    [("Server to page", protocol.SERVER_MESSAGES), ("Page to server", protocol.CLIENT_MESSAGES)],
+)
+def test_doc_has_one_heading_and_one_example_per_type(section, names):
+    text = doc_section(section)
+    assert re.findall(r"^### (\w+)$", text, re.M) == list(names)
+    examples = [json.loads(block) for block in re.findall(r"```json\n(.*?)\n```", text, re.S)]
+    assert [example["type"] for example in examples] == list(names)
+
+
+def test_doc_states_the_version():
+    assert f"version {protocol.VERSION}" in DOC
+    assert f"`{protocol.SUBPROTOCOL}`" in DOC
+
+
+def test_encode_refuses_types_outside_the_set():
+    assert json.loads(protocol.encode("end", reason="complete")) == {
+        "type": "end",
+        "reason": "complete",
+    }
+    with pytest.raises(ValueError):
+        protocol.encode("surprise")
+
+
+def test_decode_client_refuses_unknown_and_malformed():
+    assert protocol.decode_client('{"type": "stop"}') == {"type": "stop"}
+    for bad in ("nope", "[]", '{"type": "hello"}', "{}"):
+        with pytest.raises(protocol.ProtocolError):
+            protocol.decode_client(bad)
