@@ -161,8 +161,14 @@ def read_timed(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     header = records.header or {}
     source = header.get("source") if isinstance(header.get("source"), dict) else {}
     origin = str(source.get("url") or "timed capture")
+    # A converted capture ("timing": "none") has no real times and may hold several streams.
+    real_timing = header.get("timing") != "none"
     builder = TimelineBuilder(
-        Source(), origin=origin, split_on_done=False, timed=True, max_events=limits.max_events
+        Source(),
+        origin=origin,
+        split_on_done=not real_timing,
+        timed=real_timing,
+        max_events=limits.max_events,
     )
     feeder = SSEFeeder(builder, max_line=limits.max_line, record=True)
     for t, chunk in records.reads:

@@ -7,11 +7,15 @@ from typing import Any
 from flask import Flask
 
 from ..captures import Limits
+from ..storage import open_store
+from ..storage.factory import default_url
 from . import config as config_module
 from . import errors, security
+from .api import api
 from .pages import pages
 from .resources import web_dir
 from .sources import Sources
+from .uploads import Importer
 from .ws import server_options, sock
 
 
@@ -28,9 +32,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config["SOCK_SERVER_OPTIONS"] = server_options(settings)
     app.config["SEND_FILE_MAX_AGE_DEFAULT"] = 0
     limits = Limits(max_decompressed=settings["max_decompressed_mb"] * 1024 * 1024)
-    app.extensions["streamscope.sources"] = Sources(limits, settings["capture_cache"])
+    store = open_store(settings["database_url"] or default_url(settings["data_dir"]))
+    store.purge_expired()
+    app.extensions["streamscope.store"] = store
+    app.extensions["streamscope.sources"] = Sources(limits, settings["capture_cache"], store)
+    app.extensions["streamscope.importer"] = Importer(
+        store, limits, settings["max_concurrent_imports"]
+    )
     errors.install(app)
     security.install(app)
     app.register_blueprint(pages)
+    app.register_blueprint(api)
     sock.init_app(app)
     return app

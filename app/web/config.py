@@ -23,6 +23,7 @@ class Setting:
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("data_dir", "", "where the SQLite store lives (default: the user data folder)"),
+    Setting("database_url", "", "sqlite:///path or postgresql://... (default: SQLite in data_dir)"),
     Setting("host", "127.0.0.1", "interface to listen on"),
     Setting("port", 5000, "port to listen on"),
     Setting("public", False, "treat the server as public even on loopback (network policy)"),

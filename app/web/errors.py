@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 
 class StreamscopeError(Exception):
@@ -82,6 +82,12 @@ def install(app: Flask) -> None:
     @app.errorhandler(StreamscopeError)
     def _ours(exc: StreamscopeError) -> Response:
         return _respond(exc.status, exc.code, exc.message, exc.extra)
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def _too_large(exc: RequestEntityTooLarge) -> Response:
+        cap = app.config["STREAMSCOPE"]["max_upload_mb"]
+        message = f"the upload is over the {cap} MB cap (STREAMSCOPE_MAX_UPLOAD_MB)"
+        return _respond(413, PayloadTooLarge.code, message)
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import Blueprint, current_app, render_template, request
 
 from ..demos import catalog, find
 from .errors import NotFound
+
+FORMAT_NAMES = {
+    "sse": "A raw SSE capture",
+    "docs": "A documentation-form capture",
+    "jsonl": "JSON Lines of chunks",
+    "json": "A JSON array of chunks",
+    "har": "A HAR capture from DevTools",
+    "curl": "curl output",
+    "timed": "A timed capture",
+}
 
 pages = Blueprint("pages", __name__)
 
@@ -27,4 +37,37 @@ def demo(name: str) -> str:
         source_kind="demo",
         source_id=found.name,
         embed=False,
+        theme=request.args.get("theme") if request.args.get("theme") in ("light", "dark") else None,
     )
+
+
+def _stored(capture_id: str):
+    record = current_app.extensions["streamscope.store"].get(capture_id)
+    if record is None:
+        raise NotFound("no such capture (deleted, expired, or never uploaded)", code="no_capture")
+    return record
+
+
+def _capture_page(capture_id: str, embed: bool) -> str:
+    record = _stored(capture_id)
+    streams = f"{record.streams} stream{'s' if record.streams != 1 else ''}"
+    return render_template(
+        "player.html",
+        title=record.title,
+        description=f"{FORMAT_NAMES.get(record.format, record.format)} ({streams}), replayed in Streamscope.",
+        source_kind="capture",
+        source_id=record.id,
+        record=record,
+        embed=embed,
+        theme=request.args.get("theme") if request.args.get("theme") in ("light", "dark") else None,
+    )
+
+
+@pages.get("/c/<capture_id>")
+def capture(capture_id: str) -> str:
+    return _capture_page(capture_id, embed=False)
+
+
+@pages.get("/embed/<capture_id>")
+def embed(capture_id: str) -> str:
+    return _capture_page(capture_id, embed=True)

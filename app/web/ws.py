@@ -75,6 +75,9 @@ def websocket(ws: Any) -> None:
                 encode("error", code="internal", message="the server failed; it has been logged")
             )
     finally:
+        # Mark it closed first: flask-sock then skips its own close frame, which would wait
+        # another send timeout on a viewer that does not read.
+        ws.connected = False
         with contextlib.suppress(OSError):
             ws.sock.close()
     raise ConnectionClosed()

@@ -47,6 +47,13 @@ def browser():
 
 
 class PageErrors(list):
+    def expect(self, fragment: str) -> None:
+        """An error the test caused on purpose (a refused upload): take it off the list."""
+        matching = [e for e in self if fragment in e]
+        assert matching, f"expected an error containing {fragment!r}"
+        for error in matching:
+            self.remove(error)
+
     def check(self) -> None:
         assert not self, "page or console errors:\n" + "\n".join(self)
 

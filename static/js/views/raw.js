@@ -45,10 +45,11 @@ export class RawView {
   follow(stream, raw) {
     this.current = raw === null ? null : { stream, raw };
     if (raw === null) {
-      if (!this.pinned && !this.list.firstChild) this.show(stream, 0, false);
+      if (!this.pinned && !this.drawn) this.show(stream, 0, false);
       return;
     }
-    if (!this.pinned && (stream !== this.stream || raw < this.start || raw >= this.start + WINDOW)) {
+    const outside = stream !== this.stream || raw < this.start || raw >= this.start + WINDOW;
+    if (!this.pinned && (outside || !this.drawn)) {
       this.show(stream, Math.max(0, raw - Math.floor(WINDOW / 2)), false);
     } else {
       this._mark();
@@ -78,6 +79,7 @@ export class RawView {
   }
 
   render() {
+    this.drawn = true;
     clear(this.list);
     const total = this.totals[this.stream] ?? 0;
     const end = Math.min(total, this.start + WINDOW);

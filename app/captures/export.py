@@ -1,0 +1,81 @@
+"""Converting a read capture to the download formats: Streamscope's timed format, JSON Lines
+of chunks, plain SSE. The stored original is offered as it is.
+
+Payloads are taken back out of each raw event's text the way its reader put them in: SSE
+events are decoded again, JSON lines and array elements are their text, documentation-form
+blocks are compacted to one line when they parse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import orjson
+
+from ..domain.sse import SSEDecoder
+from ..domain.stream import Stream
+from .model import Capture
+from .timed import end_line, header_line, read_line
+
+SSE_FORMATS = {"sse", "curl", "har", "timed"}
+
+
+def payloads(stream: Stream, fmt: str | None) -> Iterator[bytes]:
+    for index, raw in enumerate(stream.raw):
+        if raw.kind != "event":
+            continue
+        text = stream.source.slice(raw.byte, raw.end)
+        if fmt in SSE_FORMATS:
+            decoder = SSEDecoder()
+            items = decoder.feed(text) + decoder.feed(b"\n\n") + decoder.close()
+            yield from (item.data for item in items if item.data is not None)
+        else:
+            yield _one_line(text, fmt, index)
+
+
+def _one_line(text: bytes, fmt: str | None, index: int) -> bytes:
+    body = text.strip()
+    if body.startswith(b"data:"):
+        body = body[5:].strip()
+    if b"\n" in body or b"\r" in body:
+        try:
+            return orjson.dumps(orjson.loads(body))
+        except orjson.JSONDecodeError:
+            return b" ".join(line.strip() for line in body.splitlines())
+    return body
+
+
+def to_jsonl(capture: Capture) -> bytes:
+    lines = [
+        payload
+        for stream in capture.streams
+        for payload in payloads(stream, capture.format)
+        if payload.strip() != b"[DONE]"
+    ]
+    return b"\n".join(lines) + (b"\n" if lines else b"")
+
+
+def to_sse(capture: Capture) -> bytes:
+    out = []
+    for stream in capture.streams:
+        out.extend(
+            b"data: " + p.replace(b"\n", b"\ndata: ") + b"\n\n"
+            for p in payloads(stream, capture.format)
+        )
+    return b"".join(out)
+
+
+def to_timed(capture: Capture, original: bytes, *, source: dict | None = None) -> bytes:
+    """A timed capture is returned as it is; anything else becomes one read per raw event,
+    marked ``"timing": "none"`` (its times are not real)."""
+    if capture.format == "timed":
+        return original
+    created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    header = header_line(created=created, source=source or {}, request={}, response={})
+    header = header[:-2] + b',"timing":"none"}\n'
+    reads = []
+    for stream in capture.streams:
+        for raw in stream.raw:
+            reads.append(read_line(0.0, stream.source.slice(raw.byte, raw.end)))
+    return header + b"".join(reads) + end_line(0.0, "done")

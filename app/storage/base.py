@@ -1,0 +1,110 @@
+"""The storage interface and what it stores."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+ID_BYTES = 18  # 144 bits, 24 URL-safe characters
+TOKEN_BYTES = 24
+EXPIRY = {"1d": 86400.0, "7d": 7 * 86400.0, "never": None}
+
+
+def new_id() -> str:
+    return secrets.token_urlsafe(ID_BYTES)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def token_matches(token: str | None, stored_hash: str) -> bool:
+    """Constant-time comparison of a presented delete token with the stored hash."""
+    presented = hash_token(token or "")
+    return hmac.compare_digest(presented, stored_hash) and bool(token)
+
+
+@dataclass
+class NewCapture:
+    """What the upload path hands to the store (bytes already scrubbed)."""
+
+    data: bytes
+    title: str
+    format: str
+    streams: int
+    compression: str | None = None
+    expires_in: float | None = None
+    redacted: list[dict[str, Any]] = field(default_factory=list)
+    source: str = "upload"
+
+
+@dataclass
+class CaptureRecord:
+    id: str
+    title: str
+    format: str
+    created: float
+    size: int
+    streams: int
+    sha256: str
+    expires: float | None
+    delete_hash: str
+    redacted: list[dict[str, Any]]
+    compression: str | None = None
+    source: str = "upload"
+
+    def expired(self, now: float | None = None) -> bool:
+        return self.expires is not None and (now or time.time()) >= self.expires
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "format": self.format,
+            "created": self.created,
+            "size": self.size,
+            "streams": self.streams,
+            "sha256": self.sha256,
+            "expires": self.expires,
+            "redacted": self.redacted,
+            "compression": self.compression,
+            "source": self.source,
+        }
+
+
+class CaptureStore(Protocol):
+    """Every operation is atomic; implementations are safe to share between threads."""
+
+    def add(self, capture: NewCapture) -> tuple[CaptureRecord, str]:
+        """Store a capture; returns its record and its delete token (shown once, kept hashed)."""
+
+    def get(self, capture_id: str) -> CaptureRecord | None:
+        """The record, or None when absent or expired."""
+
+    def read_bytes(self, capture_id: str) -> bytes:
+        """The stored bytes (raises KeyError when absent)."""
+
+    def update(self, capture_id: str, token: str | None, *, title: str) -> CaptureRecord | None:
+        """Change the title if the token is right; None when absent; raises PermissionError."""
+
+    def append(self, capture_id: str, data: bytes) -> None:
+        """Add bytes at the end (live recordings grow while they stream)."""
+
+    def finish(self, capture_id: str, *, streams: int, fmt: str) -> None:
+        """A growing capture is complete."""
+
+    def delete(self, capture_id: str, token: str | None) -> bool:
+        """Delete if the token is right: True; absent: False; wrong token: PermissionError."""
+
+    def purge_expired(self) -> int:
+        """Remove expired captures; returns how many."""
+
+    def close(self) -> None: ...

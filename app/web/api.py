@@ -1,0 +1,140 @@
+"""The REST API for captures (README: "REST API"). Errors use one JSON shape (errors.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, url_for
+
+from ..domain.summary import diagnostic_json
+from .errors import BadRequest, Forbidden, NotFound
+from .exports import EXPORTS, export
+from .uploads import Importer, stream_summaries
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _store():
+    return current_app.extensions["streamscope.store"]
+
+
+def _settings() -> dict[str, Any]:
+    return current_app.config["STREAMSCOPE"]
+
+
+def _record(capture_id: str):
+    record = _store().get(capture_id)
+    if record is None:
+        raise NotFound("no such capture (deleted, expired, or never uploaded)", code="no_capture")
+    return record
+
+
+def _upload_bytes() -> tuple[bytes, str | None]:
+    if (
+        request.mimetype == "multipart/form-data"
+        or request.mimetype == "application/x-www-form-urlencoded"
+    ):
+        upload = request.files.get("file")
+        if upload is not None and upload.filename:
+            return upload.read(), upload.filename
+        text = request.form.get("text")
+        if text:
+            return text.encode(), None
+        raise BadRequest(
+            "send a file in the multipart field 'file', or text in 'text'", code="no_file"
+        )
+    data = request.get_data(cache=False)
+    if not data:
+        raise BadRequest("the request body is empty", code="no_file")
+    return data, request.headers.get("X-Filename")
+
+
+@api.post("/captures")
+def upload() -> tuple[Response, int]:
+    data, name = _upload_bytes()
+    arg = lambda key: request.form.get(key) or request.args.get(key)  # noqa: E731
+    importer: Importer = current_app.extensions["streamscope.importer"]
+    imported = importer.run(
+        data, title=arg("title"), expires=arg("expires"), fmt=arg("format"), name=name
+    )
+    record, capture = imported.record, imported.capture
+    body = {
+        "id": record.id,
+        "url": url_for("pages.capture", capture_id=record.id, _external=True),
+        "delete_token": imported.token,
+        "title": record.title,
+        "format": record.format,
+        "compression": record.compression,
+        "expires": record.expires,
+        "streams": stream_summaries(capture, _settings()["stall_ms"]),
+        "redacted": record.redacted,
+        "diagnostics": [diagnostic_json(d) for d in capture.all_diagnostics],
+    }
+    response = jsonify(body)
+    response.headers["Cache-Control"] = "no-store"
+    return response, 201
+
+
+@api.get("/captures/<capture_id>")
+def metadata(capture_id: str) -> Response:
+    record = _record(capture_id)
+    loaded = current_app.extensions["streamscope.sources"].stored(capture_id)
+    body = record.public()
+    body["url"] = url_for("pages.capture", capture_id=record.id, _external=True)
+    body["stream_count"] = body.pop("streams")
+    body["streams"] = stream_summaries(loaded.capture, _settings()["stall_ms"])
+    body["downloads"] = {
+        kind: url_for("api.download", capture_id=record.id, kind=kind, _external=True)
+        for kind in EXPORTS
+    }
+    return jsonify(body)
+
+
+@api.get("/captures/<capture_id>/raw")
+def raw(capture_id: str) -> Response:
+    return download(capture_id, "original")
+
+
+@api.get("/captures/<capture_id>/download/<kind>")
+def download(capture_id: str, kind: str) -> Response:
+    record = _record(capture_id)
+    if kind not in EXPORTS:
+        raise NotFound(f"no download {kind!r}; available: {', '.join(EXPORTS)}", code="no_download")
+    loaded = current_app.extensions["streamscope.sources"].stored(capture_id)
+    data, suffix = export(kind, _store().read_bytes(capture_id), loaded.capture, record)
+    response = Response(data, mimetype="text/plain")
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="streamscope-{record.id}{suffix}"'
+    )
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@api.patch("/captures/<capture_id>")
+def update(capture_id: str) -> Response:
+    payload = request.get_json(silent=True) or {}
+    title = payload.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise BadRequest('send JSON {"title": "..."}', code="bad_title")
+    try:
+        record = _store().update(
+            capture_id, request.headers.get("X-Delete-Token"), title=title.strip()[:200]
+        )
+    except PermissionError:
+        raise Forbidden("wrong or missing X-Delete-Token", code="bad_token") from None
+    if record is None:
+        raise NotFound("no such capture", code="no_capture")
+    current_app.extensions["streamscope.sources"].cache.drop(f"capture:{capture_id}")
+    return jsonify(record.public())
+
+
+@api.delete("/captures/<capture_id>")
+def delete(capture_id: str) -> tuple[str, int]:
+    try:
+        deleted = _store().delete(capture_id, request.headers.get("X-Delete-Token"))
+    except PermissionError:
+        raise Forbidden("wrong or missing X-Delete-Token", code="bad_token") from None
+    if not deleted:
+        raise NotFound("no such capture", code="no_capture")
+    current_app.extensions["streamscope.sources"].cache.drop(f"capture:{capture_id}")
+    return "", 204
