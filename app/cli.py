@@ -53,6 +53,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(overrides)
 
 
+def cmd_record(args: argparse.Namespace) -> int:
+    from .live.record import record
+
+    return record(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="streamscope",
@@ -73,6 +79,25 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--data-dir", default=None, help="where the SQLite store lives")
     serve.add_argument("--public", action="store_true", help="apply the public network policy")
     serve.set_defaults(run=cmd_serve)
+    rec = commands.add_parser("record", help="stream one request and write it as a timed capture")
+    rec.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1")
+    rec.add_argument("--model", required=True)
+    rec.add_argument("--api-key-env", help="read the API key from this environment variable")
+    prompt = rec.add_mutually_exclusive_group()
+    prompt.add_argument("--prompt", help="one user message")
+    prompt.add_argument("--messages", help="a JSON file with the messages list")
+    rec.add_argument("--temperature", type=float)
+    rec.add_argument("--max-tokens", type=int)
+    rec.add_argument("--seed", type=int)
+    rec.add_argument("--n", type=int)
+    rec.add_argument(
+        "--logprobs", type=int, metavar="K", help="logprobs on, with K top alternatives"
+    )
+    rec.add_argument("--tools", help="a JSON file with the tools list")
+    rec.add_argument("--tool-choice", help="auto, none, required, or a function name")
+    rec.add_argument("--body", help="JSON merged into the request body")
+    rec.add_argument("-o", "--output", required=True, help="the timed capture to write")
+    rec.set_defaults(run=cmd_record)
     return parser
 
 

@@ -31,6 +31,7 @@ SERVER_MESSAGES: tuple[str, ...] = (
 )
 CLIENT_MESSAGES: tuple[str, ...] = (
     "open",  # play a source: {"demo": name} | {"capture": id}
+    "start",  # start a live run: base_url, api key (or the name of a server variable), body
     "raw_request",  # raw texts for raw events [start, start + count)
     "stop",  # stop a live run
 )

@@ -89,17 +89,16 @@ def _choice(delta: dict, logprobs: dict | None, finish: str | None = None) -> li
     return [{"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}]
 
 
-def generate(chunks: int, out, seed: int = 20240601) -> dict:
-    """Write ``chunks`` token chunks (plus role, finish, usage and [DONE]) to ``out``."""
+def events(chunks: int, seed: int = 20240601, parts: list[str] | None = None):
+    """Yield the capture's SSE events (bytes, one ``data:`` event each, [DONE] last).
+
+    ``parts`` (when given) receives the text of each token chunk, in order."""
     rng = random.Random(seed)
-    text_parts: list[str] = []
-    write = out.write
-    write(
-        _chunk(
-            _choice(
-                {"role": "assistant", "content": "", "refusal": None},
-                {"content": [], "refusal": None},
-            )
+    text_parts = parts if parts is not None else []
+    yield _chunk(
+        _choice(
+            {"role": "assistant", "content": "", "refusal": None},
+            {"content": [], "refusal": None},
         )
     )
     i = 0
@@ -108,16 +107,16 @@ def generate(chunks: int, out, seed: int = 20240601) -> dict:
             emoji = rng.choice(EMOJI)
             raw = emoji.encode()
             first, second = raw[:2], raw[2:]
-            write(_chunk(_choice({"content": ""}, _logprobs(rng, _byte_token(first), first))))
-            write(_chunk(_choice({"content": emoji}, _logprobs(rng, _byte_token(second), second))))
+            yield _chunk(_choice({"content": ""}, _logprobs(rng, _byte_token(first), first)))
+            yield _chunk(_choice({"content": emoji}, _logprobs(rng, _byte_token(second), second)))
             text_parts.append(emoji)
             i += 2
             continue
         token = rng.choice(WORDS)
-        write(_chunk(_choice({"content": token}, _logprobs(rng, token))))
+        yield _chunk(_choice({"content": token}, _logprobs(rng, token)))
         text_parts.append(token)
         i += 1
-    write(_chunk(_choice({}, None, "stop")))
+    yield _chunk(_choice({}, None, "stop"))
     usage = {
         "prompt_tokens": 37,
         "completion_tokens": chunks,
@@ -130,9 +129,17 @@ def generate(chunks: int, out, seed: int = 20240601) -> dict:
             "rejected_prediction_tokens": 0,
         },
     }
-    write(_chunk([], usage))
-    write(b"data: [DONE]\n\n")
-    return {"chunks": chunks, "text": "".join(text_parts)}
+    yield _chunk([], usage)
+    yield b"data: [DONE]\n\n"
+
+
+def generate(chunks: int, out, seed: int = 20240601) -> dict:
+    """Write ``chunks`` token chunks (plus role, finish, usage and [DONE]) to ``out``."""
+    parts: list[str] = []
+    write = out.write
+    for event in events(chunks, seed, parts):
+        write(event)
+    return {"chunks": chunks, "text": "".join(parts)}
 
 
 def write_capture(path: Path, chunks: int, seed: int = 20240601) -> dict:
@@ -141,6 +148,85 @@ def write_capture(path: Path, chunks: int, seed: int = 20240601) -> dict:
     with tmp.open("wb", buffering=1 << 20) as fh:
         info = generate(chunks, fh, seed)
     tmp.replace(path)
+    return info
+
+
+def timed_reads(
+    chunks: int,
+    rate: float = 200.0,
+    *,
+    seed: int = 20240601,
+    first_ms: float = 350.0,
+    jitter_ms: float = 1.5,
+    coalesce: float = 0.03,
+) -> tuple[list[tuple[float, bytes]], float, dict]:
+    """The same events as ``events()``, as network reads with times (ms from the request start).
+
+    Token ``i`` is due at ``first_ms + i * 1000 / rate`` plus Gaussian jitter (sd ``jitter_ms``),
+    kept increasing; the schedule never drifts from the nominal rate. With probability
+    ``coalesce`` an event arrives in the same read as the previous one (as TCP does now and
+    then). Finish, usage and [DONE] follow the last token by a few ms.
+    Returns (reads, end time, info with the last token's time)."""
+    rng = random.Random(seed + 1)
+    step = 1000.0 / rate
+    parts: list[str] = []
+    all_events = list(events(chunks, seed, parts))
+    reads: list[tuple[float, bytes]] = []
+    last_t = 0.0
+    last_token_t = 0.0
+    for n, event in enumerate(all_events):
+        if n == 0:
+            t = first_ms - step  # role chunk
+        elif n <= chunks:
+            t = first_ms + (n - 1) * step + rng.gauss(0.0, jitter_ms)
+        else:
+            t = last_t + 1.0 + rng.random() * 2.0  # finish, usage, [DONE]
+        t = round(max(t, last_t + 0.05), 3)
+        if reads and 1 < n <= chunks and rng.random() < coalesce:
+            prev_t, prev = reads[-1]
+            reads[-1] = (prev_t, prev + event)
+            t = prev_t
+        else:
+            reads.append((t, event))
+        last_t = t
+        if n == chunks:
+            last_token_t = t
+    end_t = round(last_t + 2.0, 3)
+    return reads, end_t, {"chunks": chunks, "text": "".join(parts), "last_token_t": last_token_t}
+
+
+def write_timed(path: Path, chunks: int, rate: float = 200.0, seed: int = 20240601) -> dict:
+    """Write a ``streamscope.timed`` capture (docs/capture-format.md) of ``chunks`` tokens."""
+    root = Path(__file__).resolve().parent.parent
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from app.captures.timed import end_line, header_line, read_line
+
+    reads, end_t, info = timed_reads(chunks, rate, seed=seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("wb", buffering=1 << 20) as fh:
+        fh.write(
+            header_line(
+                created="2026-01-01T00:00:00.000Z",
+                source={"url": "https://api.openai.com/v1/chat/completions"},
+                request={
+                    "model": MODEL,
+                    "stream": True,
+                    "logprobs": True,
+                    "top_logprobs": 5,
+                    "stream_options": {"include_usage": True},
+                    "messages": [{"role": "user", "content": "Write a long essay."}],
+                },
+                response={"status": 200, "content_type": "text/event-stream"},
+            )
+        )
+        for t, data in reads:
+            fh.write(read_line(t, data))
+        fh.write(end_line(end_t, "done"))
+    tmp.replace(path)
+    info["reads"] = len(reads)
+    info["end_t"] = end_t
     return info
 
 

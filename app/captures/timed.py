@@ -4,10 +4,12 @@ JSON Lines, one record per line, in this order:
 
 1. ``{"type":"header","format":"streamscope.timed","version":1,"created":...,"source":{...},
    "request":{...},"response":{...}}``: where the stream came from, credentials removed;
-2. ``{"type":"read","t":12.5,"text":"data: ..."}`` per network read: ``t`` is the monotonic
+2. optionally ``{"type":"response","t":..,"status":200,"content_type":"text/event-stream"}``
+   when the response line arrived (live recordings);
+3. ``{"type":"read","t":12.5,"text":"data: ..."}`` per network read: ``t`` is the monotonic
    offset from the request start in milliseconds; ``text`` holds the bytes when they are valid
    UTF-8, else ``"base64"`` holds them;
-3. ``{"type":"end","t":...,"reason":"done"|"error"|"cancelled"|"disconnected"}``.
+4. ``{"type":"end","t":...,"reason":"done"|"error"|"cancelled"|"disconnected"}``.
 
 ``write_*`` emit one canonical byte form (orjson, compact, keys in this order), and
 ``read_records`` keeps the records as they were, so reading then writing a file that Streamscope
@@ -25,7 +27,7 @@ import orjson
 
 from ..domain.jsontext import decode_lenient
 from ..domain.stream import Source, Stream
-from ..domain.timeline import SSEFeeder, TimelineBuilder
+from ..domain.timeline import BodyFeeder, TimelineBuilder
 from .model import Capture, Limits
 
 FORMAT_NAME = "streamscope.timed"
@@ -36,8 +38,16 @@ END_REASONS = ("done", "error", "cancelled", "disconnected")
 @dataclass
 class TimedRecords:
     header: dict[str, Any] | None = None
+    response: dict[str, Any] | None = None
     reads: list[tuple[float, bytes]] = field(default_factory=list)
     end: dict[str, Any] | None = None
+
+    @property
+    def content_type(self) -> str | None:
+        for record in (self.response, (self.header or {}).get("response")):
+            if isinstance(record, dict) and isinstance(record.get("content_type"), str):
+                return record["content_type"]
+        return None
 
 
 # ---------------------------------------------------------------------- writing
@@ -68,6 +78,11 @@ def read_line(t: float, data: bytes) -> bytes:
     return orjson.dumps(record) + b"\n"
 
 
+def response_line(t: float, status: int, content_type: str) -> bytes:
+    record = {"type": "response", "t": float(t), "status": status, "content_type": content_type}
+    return orjson.dumps(record) + b"\n"
+
+
 def end_line(t: float, reason: str, error: str | None = None) -> bytes:
     record: dict[str, Any] = {"type": "end", "t": float(t), "reason": reason}
     if error:
@@ -79,6 +94,8 @@ def write_records(records: TimedRecords) -> bytes:
     out = []
     if records.header is not None:
         out.append(orjson.dumps(records.header) + b"\n")
+    if records.response is not None:
+        out.append(orjson.dumps(records.response) + b"\n")
     out.extend(read_line(t, data) for t, data in records.reads)
     if records.end is not None:
         out.append(orjson.dumps(records.end) + b"\n")
@@ -116,6 +133,8 @@ def read_records(data: bytes, capture: Capture) -> TimedRecords:
                     capture.note("timed_order", "warning", "time goes backwards here", line_no)
                 last_t = read[0]
                 records.reads.append(read)
+        elif kind == "response":
+            records.response = record
         elif kind == "end":
             records.end = record
         else:
@@ -170,7 +189,7 @@ def read_timed(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
         timed=real_timing,
         max_events=limits.max_events,
     )
-    feeder = SSEFeeder(builder, max_line=limits.max_line, record=True)
+    feeder = BodyFeeder(builder, records.content_type, max_line=limits.max_line)
     for t, chunk in records.reads:
         feeder.feed(chunk, t)
     end = records.end or {}

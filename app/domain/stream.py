@@ -30,6 +30,10 @@ class Source:
             self._starts.append(self._end)
             self._end += len(data)
 
+    @property
+    def end(self) -> int:
+        return self._end
+
     def slice(self, start: int, end: int) -> bytes:
         if len(self._chunks) == 1:
             base = self._starts[0]

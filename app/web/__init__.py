@@ -7,16 +7,32 @@ from typing import Any
 from flask import Flask
 
 from ..captures import Limits
+from ..live.policy import Policy, listens_publicly
+from ..live.service import LiveService
+from ..live.upstream import Timeouts
 from ..storage import open_store
 from ..storage.factory import default_url
 from . import config as config_module
 from . import errors, security
 from .api import api
+from .live import live
 from .pages import pages
 from .resources import web_dir
 from .sources import Sources
 from .uploads import Importer
 from .ws import server_options, sock
+
+
+def live_service(store: Any, settings: dict[str, Any]) -> LiveService:
+    public = settings["public"] or listens_publicly(settings["host"])
+    allow = tuple(v.strip() for v in settings["upstream_allow"].split(",") if v.strip())
+    timeouts = Timeouts(
+        connect=settings["connect_timeout"],
+        first_byte=settings["first_byte_timeout"],
+        idle=settings["idle_timeout"],
+        total=settings["total_timeout"],
+    )
+    return LiveService(store, Policy(public=public, allow=allow), timeouts, settings)
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -39,9 +55,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["streamscope.importer"] = Importer(
         store, limits, settings["max_concurrent_imports"]
     )
+    app.extensions["streamscope.live"] = live_service(store, settings)
     errors.install(app)
     security.install(app)
     app.register_blueprint(pages)
     app.register_blueprint(api)
+    app.register_blueprint(live)
     sock.init_app(app)
     return app

@@ -38,6 +38,20 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("stall_ms", 250.0, "gap between chunks that counts as a stall, in ms"),
     Setting("untimed_pace_ms", 40.0, "pace for captures without timing, ms per raw event"),
     Setting("capture_cache", 8, "parsed captures kept in memory"),
+    Setting(
+        "api_key_envs",
+        "OPENAI_API_KEY,OPENROUTER_API_KEY,GROQ_API_KEY",
+        "server variables a live run may read its API key from",
+    ),
+    Setting(
+        "upstream_allow", "", "hosts or networks a public server may still reach (comma-separated)"
+    ),
+    Setting("connect_timeout", 10.0, "live: seconds to connect upstream"),
+    Setting(
+        "first_byte_timeout", 120.0, "live: seconds from the response headers to the first byte"
+    ),
+    Setting("idle_timeout", 60.0, "live: seconds without data before giving up"),
+    Setting("total_timeout", 900.0, "live: seconds a run may last"),
 )
 DEFAULTS = {s.name: s.default for s in SETTINGS}
 

@@ -23,6 +23,7 @@ from .errors import StreamscopeError
 from .sources import Loaded, Sources
 
 OPEN_TIMEOUT = 30.0
+FOLLOW_TICK = 0.25  # how often a live viewer's loop looks for Stop and raw requests
 BATCH_BYTES = 512 * 1024
 RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
 
@@ -38,11 +39,13 @@ class Session:
         receive: Callable[[float | None], str | bytes | None],
         sources: Sources,
         settings: dict[str, Any],
+        live: Any = None,
     ) -> None:
         self._send = send
         self._receive = receive
         self.sources = sources
         self.settings = settings
+        self.live = live
         self.loaded: Loaded | None = None
 
     def run(self) -> None:
@@ -59,8 +62,21 @@ class Session:
         if first is None:
             self._error("timeout", "no open message came")
             return
+        if first.get("type") == "start" and self.live is not None:
+            self._start(first)
+            return
         if first.get("type") != "open" or not isinstance(first.get("source"), dict):
-            self._error("bad_message", "the first message must be open, with a source")
+            self._error("bad_message", "the first message must be open (with a source) or start")
+            return
+        capture_id = first["source"].get("capture")
+        run = (
+            self.live.registry.get(capture_id)
+            if self.live and isinstance(capture_id, str)
+            else None
+        )
+        if run is not None:
+            record = self.sources.store.get(capture_id)
+            self._follow(run, record.title if record else "Live run", starter=False)
             return
         try:
             self.loaded = self.sources.open(first["source"])
@@ -69,6 +85,63 @@ class Session:
             return
         self.send_capture(self.loaded)
         self._serve_requests()
+
+    # ------------------------------------------------------------------ live runs
+    def _start(self, message: dict[str, Any]) -> None:
+        from ..live.service import RunConfigError
+
+        assert self.live is not None
+        try:
+            started = self.live.start(message)
+        except RunConfigError as exc:
+            self._error("bad_run", str(exc))
+            return
+        run = started.run
+        self._send(
+            encode(
+                "status",
+                state="started",
+                message=f"recording as {run.capture_id}",
+                capture=run.capture_id,
+                url=f"/c/{run.capture_id}",
+                delete_token=run.recorder.delete_token,
+            )
+        )
+        try:
+            self._follow(run, started.title, starter=True)
+        finally:
+            if not run.finished:
+                run.upstream.cancel()  # the starter's page went away: stop the upstream too
+
+    def _follow(self, run: Any, title: str, *, starter: bool) -> None:
+        from ..live.hub import messages
+
+        self._send(run.capture_message(title))
+        index, done = 0, False
+        while not done:
+            pieces, index, done = run.pending(index, FOLLOW_TICK)
+            for text in messages(pieces):
+                self._send(text)
+            self._client_messages(run, starter)
+        while True:  # afterwards, answer raw requests until the page leaves
+            message = self._next(None)
+            if message is not None and message["type"] == "raw_request":
+                self._raw_live(run, message)
+
+    def _client_messages(self, run: Any, starter: bool) -> None:
+        while (message := self._next(0)) is not None:
+            if message["type"] == "stop" and starter:
+                run.upstream.cancel()
+            elif message["type"] == "raw_request":
+                self._raw_live(run, message)
+
+    def _raw_live(self, run: Any, message: dict[str, Any]) -> None:
+        start, count = message.get("start"), message.get("count")
+        if not all(isinstance(v, int) and v >= 0 for v in (start, count)):
+            self._error("bad_message", "raw_request needs stream, start and count (integers)")
+            return
+        items = run.raw_texts(start, min(count, MAX_RAW_REQUEST))
+        self._send(encode("raw", stream=0, start=start, items=items))
 
     # ------------------------------------------------------------------ sending
     def send_capture(self, loaded: Loaded) -> None:

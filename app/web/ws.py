@@ -62,7 +62,14 @@ def server_options(settings: dict[str, Any]) -> dict[str, Any]:
 def websocket(ws: Any) -> None:
     settings = current_app.config["STREAMSCOPE"]
     ws.sock = GuardedSocket(ws.sock, settings["ws_send_timeout"])
-    session = Session(ws.send, ws.receive, current_app.extensions["streamscope.sources"], settings)
+    extensions = current_app.extensions
+    session = Session(
+        ws.send,
+        ws.receive,
+        extensions["streamscope.sources"],
+        settings,
+        extensions["streamscope.live"],
+    )
     try:
         session.run()
     except (ConnectionClosed, OSError) as exc:

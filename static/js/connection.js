@@ -9,11 +9,12 @@ export class Connection {
     this.socket = null;
   }
 
-  open(source) {
-    this.source = source;
+  /** Connect and send `first` ({type, ...fields}): "open" a source or "start" a live run. */
+  openWith(first) {
+    const { type, ...fields } = first;
     const socket = new WebSocket(this.url, SUBPROTOCOL);
     this.socket = socket;
-    socket.addEventListener("open", () => socket.send(encode("open", { source })));
+    socket.addEventListener("open", () => socket.send(encode(type, fields)));
     socket.addEventListener("message", (event) => {
       let message;
       try {

@@ -9,6 +9,7 @@ import { Clock } from "./clock.js";
 
 export const State = Object.freeze({
   LOADING: "loading", // no events yet
+  LIVE: "live", // following a live run's edge: every event is shown as it arrives
   PAUSED: "paused", // events loaded, clock stopped
   PLAYING: "playing", // clock running, cursor follows it
   ENDED: "ended", // cursor at the last event of a complete timeline
@@ -37,6 +38,14 @@ export class Player {
     this._framePending = false;
   }
 
+  reset() {
+    this.clock.stop();
+    this.clock.set(0);
+    this.cursor = 0;
+    this.state = State.LOADING;
+    this._emit();
+  }
+
   onChange(listener) {
     this.listeners.add(listener);
   }
@@ -50,13 +59,29 @@ export class Player {
   }
 
   dataArrived() {
+    if (this.state === State.LIVE) {
+      this.clock.set(this.timeline.duration);
+      this._moveTo(this.timeline.length);
+      if (this.timeline.complete) this.state = State.ENDED;
+      this._emit();
+      return;
+    }
     if (this.state === State.LOADING && this.timeline.length) this.state = State.PAUSED;
     if (this.state === State.ENDED && this.cursor < this.timeline.length) this.state = State.PAUSED;
     this._emit();
   }
 
+  /** Follow the live edge (a live run): show each event as it arrives. */
+  follow() {
+    this.clock.stop();
+    this.state = State.LIVE;
+    this.clock.set(this.timeline.duration);
+    this._moveTo(this.timeline.length);
+    this._emit();
+  }
+
   play() {
-    if (this.state === State.LOADING) return;
+    if (this.state === State.LOADING || this.state === State.LIVE) return;
     if (this.state === State.ENDED || this.cursor >= this.timeline.length) this.seek(0);
     this.state = State.PLAYING;
     this.clock.start();
@@ -66,12 +91,16 @@ export class Player {
 
   pause() {
     this.clock.stop();
-    if (this.state === State.PLAYING) this.state = State.PAUSED;
+    if (this.state === State.PLAYING || this.state === State.LIVE) this.state = State.PAUSED;
     this._emit();
   }
 
+  get live() {
+    return Boolean(this.timeline.capture?.live) && !this.timeline.complete;
+  }
+
   toggle() {
-    if (this.state === State.PLAYING) this.pause();
+    if (this.state === State.PLAYING || this.state === State.LIVE) this.pause();
     else this.play();
   }
 
@@ -96,6 +125,7 @@ export class Player {
     const clamped = Math.max(0, Math.min(ms, this.timeline.duration));
     this.clock.set(clamped);
     this._moveTo(this.timeline.indexAtTime(clamped));
+    if (this.state === State.LIVE) this.state = State.PAUSED; // scrubbing back leaves the live edge
     if (this.state === State.ENDED && this.cursor < this.timeline.length) this.state = State.PAUSED;
     this._emit();
   }
@@ -155,6 +185,10 @@ export class Player {
       target = this.timeline.indexAtTime(this.clock.time());
     }
     this._moveTo(target);
+    if (this.cursor >= total && !this.timeline.complete && this.live) {
+      this.follow(); // caught up with a live run: follow its edge again
+      return;
+    }
     if (this.cursor >= total && this.timeline.complete) {
       if (this.loop && total > 0) {
         this.seek(0);

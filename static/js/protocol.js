@@ -16,7 +16,7 @@ export const SERVER_MESSAGES = Object.freeze([
   "error",
 ]);
 
-export const CLIENT_MESSAGES = Object.freeze(["open", "raw_request", "stop"]);
+export const CLIENT_MESSAGES = Object.freeze(["open", "start", "raw_request", "stop"]);
 
 export class ProtocolError extends Error {}
 

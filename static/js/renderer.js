@@ -20,6 +20,13 @@ export class Renderer {
     this.requestFrame = options.requestFrame ?? ((fn) => requestAnimationFrame(fn));
   }
 
+  reset() {
+    for (const view of this.views) view.root.remove();
+    this.views = [];
+    this.rendered = 0;
+    this.target = 0;
+  }
+
   addStream(info) {
     this.views[info.index] = new StreamView(this.root, info, this.timeline, this.options);
   }
@@ -67,6 +74,11 @@ export class Renderer {
     }
     for (const [stream, seq] of first) this.views[stream].rewind(seq);
     this.rendered = cursor;
+  }
+
+  /** Re-derive what depends on the whole timeline (a stream that has ended since). */
+  refresh() {
+    if (!this.busy) this._settle();
   }
 
   _settle() {

@@ -12,6 +12,12 @@ export class Timeline {
   constructor({ paceMs = 40, gapMs = STREAM_GAP_MS } = {}) {
     this.paceMs = paceMs;
     this.gapMs = gapMs;
+    this.reset();
+  }
+
+  /** Forget everything (a new live run on the same page). */
+  reset() {
+    this.capture = null;
     this.streams = [];
     this.events = [];
     this.times = [];
@@ -44,6 +50,17 @@ export class Timeline {
     for (const column of ["t", "line", "kind", "choices"]) {
       const values = message[column];
       for (let i = 0; i < values.length; i++) raw[column][message.start + i] = values[i];
+    }
+  }
+
+  /** Live runs send raw events as rows [index, line, t, kind, choices] with their events. */
+  addRawRows(streamIndex, rows) {
+    const raw = this.streams[streamIndex].raw;
+    for (const [index, line, t, kind, choices] of rows) {
+      raw.t[index] = t;
+      raw.line[index] = line;
+      raw.kind[index] = kind;
+      raw.choices[index] = choices;
     }
   }
 

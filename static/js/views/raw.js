@@ -29,8 +29,22 @@ export class RawView {
     });
   }
 
+  reset() {
+    this.cache.clear();
+    this.pending.clear();
+    this.totals = [];
+    this.start = 0;
+    this.drawn = false;
+    this.selected = null;
+    this.current = null;
+    clear(this.list);
+  }
+
   setTotals(totals) {
+    const before = this.totals[this.stream] ?? 0;
     this.totals = totals;
+    // A live stream grew while its window was not full: show the new events too.
+    if (this.drawn && (totals[this.stream] ?? 0) > before && before < this.start + WINDOW) this.show(this.stream, this.start, this.pinned);
   }
 
   received(message) {

@@ -28,6 +28,7 @@ export class Transport {
       play: () => p.toggle(),
       "step-forward": () => p.stepForward(),
       end: () => p.toEnd(),
+      "go-live": () => p.follow(),
       "copy-link": () => this.actions.copyLink(),
       help: () => this.actions.help(true),
     };
@@ -91,6 +92,9 @@ export class Transport {
     this.play.setAttribute("aria-pressed", String(playing));
     this.play.setAttribute("aria-label", playing ? "Pause (Space)" : "Play (Space)");
     this.root.dataset.state = this.player.state;
+    const live = this.root.querySelector('[data-testid="player-live"]');
+    live.hidden = !this.player.live;
+    live.setAttribute("aria-pressed", String(this.player.state === State.LIVE));
     const value = String(this.player.speed);
     if (this.speed.value !== value) this.speed.value = value;
     this.tick(this.player.time());

@@ -1,0 +1,1 @@
+"""Live mode: requests to an OpenAI-compatible endpoint, streamed, recorded and fanned out."""

@@ -1,0 +1,223 @@
+"""A live run's timeline, shared by everyone watching it.
+
+The upstream thread feeds reads in (``LiveRun`` is the upstream's ``Sink``); each read is
+redacted, recorded, parsed, and appended to a log of pre-encoded protocol pieces. Viewers (the
+person who started the run and anyone who opened its share link) each keep an index into that
+log: a late viewer gets everything so far at once, then follows the live edge. Encoding happens
+once per read, not once per viewer, and a viewer that falls behind gets everything pending in
+one message.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..domain.stream import Source, Stream
+from ..domain.summary import summarize
+from ..domain.timeline import BodyFeeder, TimelineBuilder
+from ..protocol import encode
+from .recorder import Recorder, Redactor
+from .upstream import RunRequest
+
+RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
+
+
+@dataclass
+class Piece:
+    """One entry of the log: timeline data (raw rows, events) or a whole message."""
+
+    raws: list[bytes] = field(default_factory=list)
+    events: list[bytes] = field(default_factory=list)
+    message: str | None = None
+
+
+class LiveRun:
+    def __init__(
+        self, request: RunRequest, recorder: Recorder, redactor: Redactor, stall_ms: float
+    ) -> None:
+        self.request = request
+        self.recorder = recorder
+        self.redactor = redactor
+        self.stall_ms = stall_ms
+        self.capture_id = recorder.capture_id
+        self.builder = TimelineBuilder(
+            Source(), origin=recorder_url(request), split_on_done=False, timed=True
+        )
+        self.feeder: BodyFeeder | None = None
+        self.log: list[Piece] = []
+        self.finished = False
+        self.end_reason: str | None = None
+        self.cond = threading.Condition()
+        self.upstream: Any = None  # the UpstreamRun, for cancel()
+        self._raw_sent = 0
+        self._events_sent = 0
+
+    @property
+    def stream(self) -> Stream:
+        return self.builder.stream
+
+    # ------------------------------------------------------------------ Sink (upstream thread)
+    def status(self, state: str, message: str) -> None:
+        self._publish(
+            Piece(message=encode("status", state=state, message=self.redactor.text(message)))
+        )
+
+    def response(self, t: float, status: int, content_type: str) -> None:
+        self.recorder.response(t, status, content_type)
+        with self.cond:
+            self.feeder = BodyFeeder(self.builder, content_type)
+
+    def read(self, t: float, data: bytes) -> None:
+        data = self.redactor.bytes(data)
+        self.recorder.read(t, data)
+        with self.cond:
+            if self.feeder is None:
+                self.feeder = BodyFeeder(self.builder, None)
+            self.feeder.feed(data, t)
+            piece = self._new_timeline()
+        self._publish(piece)
+
+    def end(self, t: float, reason: str, error: str | None) -> None:
+        with self.cond:
+            if self.feeder is None:
+                self.feeder = BodyFeeder(self.builder, None)
+            self.feeder.close(t)
+            if reason == "done" and self.builder.interpreter.errored:
+                reason = "error"
+                error = error or "the stream reported an error"
+            self.stream.end_reason = reason
+            self.stream.end_error = self.redactor.text(error) if error else None
+            piece = self._new_timeline()
+        self.recorder.end(t, reason, error)
+        self._publish(piece)
+        summary = summarize(self.stream, self.stall_ms)
+        end = encode("end", reason=reason, error=self.stream.end_error)
+        self._publish(
+            Piece(message=encode("summary", stream=0, **summary)),
+            Piece(message=end),
+            finished=reason,
+        )
+
+    def _new_timeline(self) -> Piece:
+        stream = self.stream
+        raws = [raw_row(r) for r in stream.raw[self._raw_sent :]]
+        events = [orjson.dumps(e.to_json()) for e in stream.events[self._events_sent :]]
+        self._raw_sent, self._events_sent = len(stream.raw), len(stream.events)
+        return Piece(raws=raws, events=events)
+
+    def _publish(self, *pieces: Piece, finished: str | None = None) -> None:
+        with self.cond:
+            self.log.extend(p for p in pieces if p.message or p.raws or p.events)
+            if finished:
+                self.finished = True
+                self.end_reason = finished
+            self.cond.notify_all()
+
+    # ------------------------------------------------------------------ viewers
+    def pending(self, index: int, timeout: float) -> tuple[list[Piece], int, bool]:
+        """Pieces from ``index`` on (waiting up to ``timeout`` for some), the next index, and
+        whether the run is over and everything was taken."""
+        with self.cond:
+            if index >= len(self.log) and not self.finished:
+                self.cond.wait(timeout)
+            pieces = self.log[index:]
+            index = len(self.log)
+            return pieces, index, self.finished and index == len(self.log)
+
+    def raw_texts(self, start: int, count: int) -> list[dict[str, Any]]:
+        with self.cond:
+            stream = self.stream
+            end = min(start + count, len(stream.raw))
+            return [
+                dict(stream.raw[i].to_json(), text=stream.raw_text(i)) for i in range(start, end)
+            ]
+
+    def capture_message(self, title: str) -> str:
+        with self.cond:
+            info = {
+                "index": 0,
+                "origin": self.stream.origin,
+                "timed": True,
+                "raw": 0,
+                "events": 0,
+                "request": None,
+                "end_reason": None,
+            }
+        return encode(
+            "capture",
+            title=title,
+            source={"kind": "live", "id": self.capture_id},
+            format="timed",
+            compression=None,
+            live=True,
+            pace_ms=40.0,
+            stall_ms=self.stall_ms,
+            streams=[info],
+            diagnostics=[],
+        )
+
+
+def messages(pieces: list[Piece]) -> Iterator[str]:
+    """Merge consecutive timeline pieces into one ``events`` message."""
+    raws: list[bytes] = []
+    events: list[bytes] = []
+    for piece in pieces:
+        if piece.message is not None:
+            if raws or events:
+                yield _events(raws, events)
+                raws, events = [], []
+            yield piece.message
+        else:
+            raws += piece.raws
+            events += piece.events
+    if raws or events:
+        yield _events(raws, events)
+
+
+def _events(raws: list[bytes], events: list[bytes]) -> str:
+    return encode(
+        "events",
+        stream=0,
+        raw=orjson.Fragment(b"[" + b",".join(raws) + b"]"),
+        events=orjson.Fragment(b"[" + b",".join(events) + b"]"),
+    )
+
+
+def raw_row(raw: Any) -> bytes:
+    return orjson.dumps([raw.index, raw.line, raw.t, RAW_KINDS[raw.kind], 1 if raw.choices else 0])
+
+
+def recorder_url(request: RunRequest) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(request.url)
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+class Registry:
+    """The runs in progress, by capture id (their share links attach here)."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, LiveRun] = {}
+        self._lock = threading.Lock()
+
+    def add(self, run: LiveRun) -> None:
+        with self._lock:
+            self._runs[run.capture_id] = run
+
+    def get(self, capture_id: str) -> LiveRun | None:
+        with self._lock:
+            return self._runs.get(capture_id)
+
+    def remove(self, capture_id: str) -> None:
+        with self._lock:
+            self._runs.pop(capture_id, None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._runs)

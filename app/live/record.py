@@ -1,0 +1,145 @@
+"""``streamscope record``: one live request, written as a timed capture, text printed as it
+streams, metrics at the end. Uses the same upstream client and parser as the server."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..captures.timed import end_line, header_line, read_line, response_line
+from ..domain.events import ReasoningDelta, RefusalDelta, TextDelta, ToolCallArgs, ToolCallStart
+from ..domain.metrics import compute
+from ..domain.stream import Source
+from ..domain.timeline import BodyFeeder, TimelineBuilder
+from .policy import Policy
+from .recorder import Redactor, clean_body, public_source
+from .upstream import RunRequest, UpstreamRun
+
+
+class FileSink:
+    """Writes the recording and prints what the stream says, as it says it."""
+
+    def __init__(self, request: RunRequest, out: Any, echo: TextIO) -> None:
+        self.redactor = Redactor(request.secrets())
+        self.out = out
+        self.echo = echo
+        self.builder = TimelineBuilder(
+            Source(), origin=request.url, split_on_done=False, timed=True
+        )
+        self.feeder: BodyFeeder | None = None
+        self.printed = 0
+        self.reason = "error"
+        created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        source = public_source(request.url, self.redactor)
+        out.write(
+            header_line(
+                created=created, source=source, request=clean_body(request.body, self.redactor)
+            )
+        )
+
+    def status(self, state: str, message: str) -> None:
+        if state == "retrying":
+            print(f"[{message}]", file=sys.stderr)
+
+    def response(self, t: float, status: int, content_type: str) -> None:
+        self.out.write(response_line(t, status, content_type))
+        self.feeder = BodyFeeder(self.builder, content_type)
+
+    def read(self, t: float, data: bytes) -> None:
+        data = self.redactor.bytes(data)
+        self.out.write(read_line(t, data))
+        self.out.flush()
+        if self.feeder is None:
+            self.feeder = BodyFeeder(self.builder, None)
+        self.feeder.feed(data, t)
+        self._print_new()
+
+    def end(self, t: float, reason: str, error: str | None) -> None:
+        if self.feeder is None:
+            self.feeder = BodyFeeder(self.builder, None)
+        self.feeder.close(t)
+        self._print_new()
+        if reason == "done" and self.builder.interpreter.errored:
+            reason = "error"
+        error = self.redactor.text(error) if error else None
+        self.out.write(end_line(t, reason, error))
+        self.reason = reason
+        self.builder.stream.end_reason, self.builder.stream.end_error = reason, error
+        self.echo.write("\n")
+        if error:
+            print(f"[{reason}: {error}]", file=sys.stderr)
+
+    def _print_new(self) -> None:
+        events = self.builder.stream.events
+        for event in events[self.printed :]:
+            if isinstance(event, (TextDelta, RefusalDelta, ReasoningDelta, ToolCallArgs)):
+                self.echo.write(event.text)
+            elif isinstance(event, ToolCallStart):
+                self.echo.write(f"\n[tool call {event.name} {event.id}] ")
+        self.echo.flush()
+        self.printed = len(events)
+
+
+def build_body(args: argparse.Namespace) -> dict[str, Any]:
+    if args.messages:
+        messages = json.loads(Path(args.messages).read_text())
+    else:
+        messages = [{"role": "user", "content": args.prompt or "Say hello."}]
+    body: dict[str, Any] = {
+        "model": args.model,
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    for name in ("temperature", "max_tokens", "seed", "n"):
+        if getattr(args, name) is not None:
+            body[name] = getattr(args, name)
+    if args.logprobs is not None:
+        body["logprobs"] = True
+        body["top_logprobs"] = args.logprobs
+    if args.tools:
+        body["tools"] = json.loads(Path(args.tools).read_text())
+    if args.tool_choice:
+        body["tool_choice"] = (
+            args.tool_choice
+            if args.tool_choice in ("auto", "none", "required")
+            else {"type": "function", "function": {"name": args.tool_choice}}
+        )
+    if args.body:
+        body.update(json.loads(args.body))
+    return body
+
+
+def record(args: argparse.Namespace) -> int:
+    key = os.environ.get(args.api_key_env) if args.api_key_env else None
+    if args.api_key_env and not key:
+        print(f"streamscope: {args.api_key_env} is not set", file=sys.stderr)
+        return 2
+    try:
+        body = build_body(args)
+    except (OSError, ValueError) as exc:
+        print(f"streamscope: {exc}", file=sys.stderr)
+        return 2
+    request = RunRequest(base_url=args.base_url, body=body, api_key=key)
+    with open(args.output, "wb") as out:
+        sink = FileSink(request, out, sys.stdout)
+        UpstreamRun(request, sink, Policy(public=False)).run()
+    metrics = compute(sink.builder.stream)
+    print(render_metrics(metrics.to_json()), file=sys.stderr)
+    print(f"recorded to {args.output} ({sink.reason})", file=sys.stderr)
+    return 0 if sink.builder.stream.raw else 2
+
+
+def render_metrics(m: dict[str, Any]) -> str:
+    def ms(value: float | None) -> str:
+        return "unknown" if value is None else f"{value:,.1f} ms"
+
+    return (
+        f"TTFT {ms(m['ttft_ms'])}, TTFO {ms(m['ttfo_ms'])}, ITL p50 {ms(m['itl_p50_ms'])} p95 {ms(m['itl_p95_ms'])}, "
+        f"E2EL {ms(m['e2el_ms'])}, {m['output_tokens']} tokens ({m['tokens_source']})"
+    )

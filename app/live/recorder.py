@@ -1,0 +1,99 @@
+"""Recording a live run in the timed capture format, into the capture store, as it streams.
+
+Credentials never reach the recording: the request's own key (and header values) are replaced
+wherever they appear, every read is swept for key-shaped strings, and headers are not recorded
+at all. Writes are batched (every quarter second or 64 KiB) so that a fast stream does not cost
+a transaction per read; the end always flushes.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from ..captures.scrub import REDACTED, Redactions, scrub_url, sweep
+from ..captures.timed import end_line, header_line, read_line, response_line
+from ..storage import CaptureStore, NewCapture
+
+FLUSH_SECONDS = 0.25
+FLUSH_BYTES = 64 * 1024
+
+
+class Redactor:
+    def __init__(self, secrets: list[str]) -> None:
+        self._secrets = sorted({s.encode() for s in secrets if s}, key=len, reverse=True)
+        self.redactions = Redactions()
+
+    def bytes(self, data: bytes) -> bytes:
+        for secret in self._secrets:
+            if secret in data:
+                self.redactions["request credential"] += data.count(secret)
+                data = data.replace(secret, REDACTED.encode())
+        return sweep(data, self.redactions)
+
+    def text(self, value: str) -> str:
+        return self.bytes(value.encode()).decode(errors="replace")
+
+
+def public_source(url: str, redactor: Redactor) -> dict[str, Any]:
+    return {"url": redactor.text(scrub_url(url, redactor.redactions)), "kind": "live"}
+
+
+def clean_body(body: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
+    return orjson.loads(redactor.bytes(orjson.dumps(body)))
+
+
+class Recorder:
+    """Owns one capture record while its run streams."""
+
+    def __init__(
+        self, store: CaptureStore, redactor: Redactor, *, url: str, body: dict[str, Any], title: str
+    ) -> None:
+        self.store = store
+        self.redactor = redactor
+        created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        header = header_line(
+            created=created, source=public_source(url, redactor), request=clean_body(body, redactor)
+        )
+        record, token = store.add(
+            NewCapture(
+                data=header, title=title, format="timed", streams=1, source="live", redacted=[]
+            )
+        )
+        self.capture_id = record.id
+        self.delete_token = token
+        self._buffer: list[bytes] = []
+        self._size = 0
+        self._flushed = time.monotonic()
+
+    def response(self, t: float, status: int, content_type: str) -> None:
+        self._add(response_line(t, status, content_type))
+
+    def read(self, t: float, data: bytes) -> None:
+        self._add(read_line(t, data))
+
+    def end(self, t: float, reason: str, error: str | None) -> None:
+        self._add(end_line(t, reason, self.redactor.text(error) if error else None))
+        self.flush()
+        self.store.finish(self.capture_id, streams=1, fmt="timed")
+
+    def _add(self, line: bytes) -> None:
+        self._buffer.append(line)
+        self._size += len(line)
+        if self._size >= FLUSH_BYTES or time.monotonic() - self._flushed >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._buffer:
+            self.store.append(self.capture_id, b"".join(self._buffer))
+            self._buffer, self._size = [], 0
+        self._flushed = time.monotonic()
+
+
+def run_title(url: str, body: dict[str, Any]) -> str:
+    host = urlsplit(url).netloc.rpartition("@")[2] or "upstream"
+    return f"Live: {body.get('model') or 'model'} at {host}"

@@ -1,0 +1,148 @@
+"""Starting live runs from validated requests, and listing an upstream's models."""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import orjson
+
+from ..storage import CaptureStore
+from .hub import LiveRun, Registry
+from .policy import Policy, PolicyRefused
+from .recorder import Recorder, Redactor, run_title
+from .upstream import RunRequest, Timeouts, UpstreamRun, error_message, pinned_client
+
+PRESETS = (
+    ("OpenAI", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+    ("OpenRouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    ("Groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
+    ("vLLM (localhost:8000)", "http://localhost:8000/v1", ""),
+    ("llama.cpp (localhost:8080)", "http://localhost:8080/v1", ""),
+    ("Ollama (localhost:11434)", "http://localhost:11434/v1", ""),
+    ("LM Studio (localhost:1234)", "http://localhost:1234/v1", ""),
+)
+FORBIDDEN_HEADERS = frozenset(
+    {"host", "content-length", "transfer-encoding", "connection", "content-type"}
+)
+
+
+class RunConfigError(ValueError):
+    pass
+
+
+@dataclass
+class Started:
+    run: LiveRun
+    title: str
+
+
+class LiveService:
+    def __init__(
+        self, store: CaptureStore, policy: Policy, timeouts: Timeouts, settings: dict[str, Any]
+    ) -> None:
+        self.store = store
+        self.policy = policy
+        self.timeouts = timeouts
+        self.settings = settings
+        self.registry = Registry()
+        self.key_envs = tuple(v.strip() for v in settings["api_key_envs"].split(",") if v.strip())
+
+    # ------------------------------------------------------------------ requests
+    def api_key(self, config: dict[str, Any]) -> str | None:
+        env = config.get("api_key_env")
+        if env:
+            if env not in self.key_envs:
+                raise RunConfigError(
+                    f"{env} is not an allowed key variable (STREAMSCOPE_API_KEY_ENVS: {', '.join(self.key_envs) or 'none'})"
+                )
+            value = os.environ.get(env)
+            if not value:
+                raise RunConfigError(f"the server has no {env} set")
+            return value
+        key = config.get("api_key")
+        if key is not None and not isinstance(key, str):
+            raise RunConfigError("api_key must be text")
+        return key or None
+
+    def request(self, config: dict[str, Any]) -> RunRequest:
+        base_url = config.get("base_url")
+        if (
+            not isinstance(base_url, str)
+            or urlsplit(base_url).scheme not in ("http", "https")
+            or not urlsplit(base_url).hostname
+        ):
+            raise RunConfigError("base_url must be an http(s) URL, e.g. http://localhost:8000/v1")
+        body = config.get("body")
+        if (
+            not isinstance(body, dict)
+            or not isinstance(body.get("model"), str)
+            or not body["model"]
+        ):
+            raise RunConfigError("body must be a JSON object with a model")
+        if not isinstance(body.get("messages"), list):
+            raise RunConfigError("body.messages must be a list of messages")
+        headers = config.get("headers") or {}
+        if not isinstance(headers, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+        ):
+            raise RunConfigError("headers must be an object of text values")
+        headers = {k: v for k, v in headers.items() if k.lower() not in FORBIDDEN_HEADERS}
+        return RunRequest(
+            base_url=base_url,
+            body={**body, "stream": True},
+            api_key=self.api_key(config),
+            headers=headers,
+        )
+
+    # ------------------------------------------------------------------ runs
+    def start(self, config: dict[str, Any]) -> Started:
+        request = self.request(config)
+        redactor = Redactor(request.secrets())
+        title = run_title(request.url, request.body)
+        recorder = Recorder(self.store, redactor, url=request.url, body=request.body, title=title)
+        run = LiveRun(request, recorder, redactor, self.settings["stall_ms"])
+        upstream = UpstreamRun(request, run, self.policy, self.timeouts)
+        run.upstream = upstream
+        self.registry.add(run)
+
+        def work() -> None:
+            try:
+                upstream.run()
+            finally:
+                self.registry.remove(run.capture_id)
+
+        threading.Thread(target=work, name=f"run-{run.capture_id[:6]}", daemon=True).start()
+        return Started(run, title)
+
+    def models(self, config: dict[str, Any]) -> list[str]:
+        base_url = config.get("base_url")
+        if not isinstance(base_url, str) or urlsplit(base_url).scheme not in ("http", "https"):
+            raise RunConfigError("base_url must be an http(s) URL")
+        key = self.api_key(config)
+        parts = urlsplit(base_url)
+        try:
+            address = self.policy.resolve(
+                parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+            )
+        except PolicyRefused as exc:
+            raise RunConfigError(str(exc)) from None
+        client = pinned_client(base_url, address, 10.0, lambda _socket: None)
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        try:
+            with client:
+                response = client.get(base_url.rstrip("/") + "/models", headers=headers)
+        except httpx.HTTPError as exc:
+            raise RunConfigError(f"could not list models: {exc}") from None
+        if response.status_code != 200:
+            message = Redactor([key] if key else []).text(error_message(response.content[:4096]))
+            raise RunConfigError(f"HTTP {response.status_code} from {parts.netloc}: {message}")
+        try:
+            data = orjson.loads(response.content).get("data", [])
+        except (orjson.JSONDecodeError, AttributeError):
+            raise RunConfigError("the models answer is not the expected JSON") from None
+        return sorted(str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id"))

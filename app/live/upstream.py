@@ -1,0 +1,375 @@
+"""One request to an OpenAI-compatible endpoint, streamed with httpx, every read timestamped.
+
+* Deadlines (``Timeouts``): connect (httpx), first byte of the body, idle between reads, and
+  the whole run. httpx fixes a response's read timeout when the body starts, so the last three
+  are kept by a watchdog thread that shuts the socket down when one passes; ``cancel()`` uses
+  the same path, so a Stop closes the upstream connection at once.
+* Retries: before the first byte of the body only, a 429 or 5xx is retried at most twice, after
+  ``Retry-After`` when given (capped), else 1 s then 2 s. Never after the first byte.
+* Redirects are not followed (httpx would forward ``api-key`` headers to another origin).
+* The connection goes to the address the network policy checked: a pinned network backend maps
+  the host name to that address, while the URL keeps the name for ``Host`` and TLS.
+
+Everything is reported to a ``Sink``: status changes, the response line, each read with its
+offset in ms from the request start (monotonic clock), and exactly one end with a reason
+(done, error, cancelled, disconnected) and a message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import httpcore
+import httpx
+import orjson
+
+from .policy import Policy, PolicyRefused
+
+MAX_ATTEMPTS = 3
+MAX_RETRY_WAIT = 30.0
+ERROR_BODY_CAP = 4096
+WATCH_INTERVAL = 0.05
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    connect: float = 10.0
+    first_byte: float = 120.0
+    idle: float = 60.0
+    total: float = 900.0
+
+
+@dataclass
+class RunRequest:
+    base_url: str
+    body: dict[str, Any]
+    api_key: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def secrets(self) -> list[str]:
+        """Every credential this request carries, to scrub from anything recorded."""
+        found = [self.api_key] if self.api_key else []
+        found += [value for value in self.headers.values() if len(value) >= 8]
+        return found
+
+
+class Sink(Protocol):
+    def status(self, state: str, message: str) -> None: ...
+    def response(self, t: float, status: int, content_type: str) -> None: ...
+    def read(self, t: float, data: bytes) -> None: ...
+    def end(self, t: float, reason: str, error: str | None) -> None: ...
+
+
+class _Abort(Exception):
+    pass
+
+
+class PinnedBackend(httpcore.NetworkBackend):
+    """Connects to the checked address for a host name, and hands each socket to the run."""
+
+    def __init__(self, pinned: dict[str, str], on_socket: Callable[[socket.socket], None]) -> None:
+        self._pinned = pinned
+        self._on_socket = on_socket
+        self._backend = httpcore.SyncBackend()
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):  # type: ignore[no-untyped-def]
+        address = self._pinned.get(host)
+        if address is None:
+            raise httpcore.ConnectError(f"no checked address for {host}")
+        stream = self._backend.connect_tcp(address, port, timeout, local_address, socket_options)
+        self._on_socket(stream.get_extra_info("socket"))
+        return stream
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):  # type: ignore[no-untyped-def]
+        raise httpcore.ConnectError("unix sockets are not upstreams")
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+class UpstreamRun:
+    def __init__(
+        self,
+        request: RunRequest,
+        sink: Sink,
+        policy: Policy,
+        timeouts: Timeouts = Timeouts(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.request = request
+        self.sink = sink
+        self.policy = policy
+        self.timeouts = timeouts
+        self.clock = clock
+        self._cancel = threading.Event()
+        self._done = threading.Event()
+        self._abort_reason: tuple[str, str] | None = None
+        self._socket: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._start = 0.0
+        self._first_byte: float | None = None
+        self._last_read = 0.0
+        self._response_started: float | None = None
+
+    # ------------------------------------------------------------------ control
+    def cancel(self) -> None:
+        self._cancel.set()
+        self._abort("cancelled", "stopped by the user")
+
+    def _ms(self) -> float:
+        return round((self.clock() - self._start) * 1000, 3)
+
+    def _abort(self, reason: str, message: str) -> None:
+        with self._lock:
+            if self._abort_reason is None:
+                self._abort_reason = (reason, message)
+            sock = self._socket
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def _keep_socket(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._socket = sock
+            aborted = self._abort_reason is not None
+        if aborted:
+            sock.shutdown(socket.SHUT_RDWR)
+
+    def _watch(self) -> None:
+        t = self.timeouts
+        while not self._done.wait(WATCH_INTERVAL):
+            now = self.clock()
+            if now - self._start > t.total:
+                self._abort("error", f"the run passed its total timeout ({t.total:g} s)")
+            elif (
+                self._first_byte is None
+                and self._response_started
+                and now - self._response_started > t.first_byte
+            ):
+                self._abort(
+                    "error",
+                    f"no data within {t.first_byte:g} s of the response headers (first-byte timeout)",
+                )
+            elif self._first_byte is not None and now - self._last_read > t.idle:
+                self._abort("error", f"no data for {t.idle:g} s (idle timeout)")
+
+    # ------------------------------------------------------------------ the run
+    def run(self) -> None:
+        self._start = self.clock()
+        watchdog = threading.Thread(target=self._watch, name="upstream-watchdog", daemon=True)
+        watchdog.start()
+        try:
+            reason, message = self._attempts()
+        except _Abort:
+            reason, message = self._abort_reason or ("error", "aborted")
+        finally:
+            self._done.set()
+        self.sink.end(self._ms(), reason, message)
+
+    def _client(self, address: str) -> httpx.Client:
+        # httpx's own read timeout is only a backstop: the watchdog keeps the real deadlines.
+        backstop = max(self.timeouts.first_byte, self.timeouts.idle) + 5.0
+        timeout = httpx.Timeout(
+            connect=self.timeouts.connect, read=backstop, write=30.0, pool=self.timeouts.connect
+        )
+        return pinned_client(self.request.url, address, timeout, self._keep_socket)
+
+    def _attempts(self) -> tuple[str, str | None]:
+        parts = urlsplit(self.request.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return "error", f"not an http(s) URL: {self.request.base_url}"
+        try:
+            address = self.policy.resolve(
+                parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+            )
+        except PolicyRefused as exc:
+            return "error", str(exc)
+        headers = {"Accept": "text/event-stream", **self.request.headers}
+        if self.request.api_key:
+            headers["Authorization"] = f"Bearer {self.request.api_key}"
+        body = orjson.dumps(self.request.body)
+        with self._client(address) as client:
+            for attempt in range(1, MAX_ATTEMPTS + 1):
+                self.sink.status(
+                    "connecting",
+                    f"connecting to {parts.hostname}"
+                    + (f" (attempt {attempt})" if attempt > 1 else ""),
+                )
+                outcome = self._one(client, headers, body, attempt)
+                if outcome is not None:
+                    return outcome
+        return "error", "retries exhausted"
+
+    def _one(
+        self, client: httpx.Client, headers: dict[str, str], body: bytes, attempt: int
+    ) -> tuple[str, str | None] | None:
+        """One attempt; None means "retry"."""
+        try:
+            request = client.build_request(
+                "POST",
+                self.request.url,
+                content=body,
+                headers={**headers, "Content-Type": "application/json"},
+            )
+            response = client.send(request, stream=True)
+        except httpx.ConnectTimeout:
+            return (
+                "error",
+                f"could not connect within {self.timeouts.connect:g} s (connect timeout)",
+            )
+        except httpx.ConnectError as exc:
+            return self._aborted() or ("error", describe_connect_error(exc, self.request.url))
+        except httpx.ReadTimeout:
+            return self._aborted() or (
+                "error",
+                f"no response headers within {self.timeouts.first_byte:g} s",
+            )
+        except httpx.HTTPError as exc:
+            return self._aborted() or ("error", f"request failed: {exc}")
+        try:
+            status = response.status_code
+            content_type = response.headers.get("content-type", "")
+            retry = self._retry_wait(response, attempt)
+            if retry is not None:
+                response.close()
+                self.sink.status(
+                    "retrying",
+                    f"HTTP {status} from upstream: retrying in {retry:.1f} s (attempt {attempt + 1} of {MAX_ATTEMPTS})",
+                )
+                if self._cancel.wait(retry):
+                    return "cancelled", "stopped by the user"
+                return None
+            self._response_started = self.clock()  # the first-byte deadline starts now
+            self.sink.response(self._ms(), status, content_type)
+            if 300 <= status < 400:
+                location = response.headers.get("location", "?")
+                return (
+                    "error",
+                    f"the upstream answered HTTP {status} (redirect to {location}); redirects are not followed",
+                )
+            return self._body(response, status, content_type)
+        finally:
+            response.close()
+
+    def _retry_wait(self, response: httpx.Response, attempt: int) -> float | None:
+        if attempt >= MAX_ATTEMPTS or not (
+            response.status_code == 429 or response.status_code >= 500
+        ):
+            return None
+        return min(
+            parse_retry_after(response.headers.get("retry-after")) or float(attempt), MAX_RETRY_WAIT
+        )
+
+    def _body(
+        self, response: httpx.Response, status: int, content_type: str
+    ) -> tuple[str, str | None]:
+        self.sink.status("streaming", f"HTTP {status}, {content_type or 'no content type'}")
+        received = bytearray() if status >= 400 else None
+        try:
+            for chunk in response.iter_raw():
+                now = self.clock()
+                if self._first_byte is None:
+                    self._first_byte = now
+                self._last_read = now
+                self.sink.read(self._ms(), chunk)
+                if received is not None and len(received) < ERROR_BODY_CAP:
+                    received += chunk[: ERROR_BODY_CAP - len(received)]
+        except (httpx.HTTPError, OSError) as exc:
+            aborted = self._aborted()
+            if aborted:
+                return aborted
+            return (
+                "disconnected",
+                f"the upstream closed the connection mid-stream ({type(exc).__name__})",
+            )
+        aborted = self._aborted()
+        if aborted:
+            return aborted
+        if received is not None:
+            if "text/html" in content_type.lower():
+                text = bytes(received).decode(errors="replace")[:300]
+                return "error", f"HTTP {status} from upstream, an HTML page, not a stream: {text}"
+            return "error", f"HTTP {status} from upstream: {error_message(bytes(received))}"
+        if "text/html" in content_type.lower():
+            return "error", f"the upstream answered with an HTML page (HTTP {status}), not a stream"
+        return "done", None
+
+    def _aborted(self) -> tuple[str, str | None] | None:
+        with self._lock:
+            return self._abort_reason
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def error_message(body: bytes) -> str:
+    """The upstream's own message when it sent a JSON error, else the body as text (cut)."""
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        text = body.decode(errors="replace").strip()
+        return text[:ERROR_BODY_CAP] or "(empty body)"
+    error = value.get("error", value) if isinstance(value, dict) else value
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    return body.decode(errors="replace")[:ERROR_BODY_CAP]
+
+
+def describe_connect_error(exc: Exception, url: str) -> str:
+    text = str(exc)
+    cause = exc.__cause__ or exc.__context__
+    where = urlsplit(url).netloc
+    if (
+        "CERTIFICATE" in text.upper()
+        or "SSL" in text.upper()
+        or (cause and "SSL" in type(cause).__name__)
+    ):
+        return f"TLS error talking to {where}: {text}"
+    if "refused" in text.lower():
+        return f"connection refused by {where}"
+    if "Name or service not known" in text or "nodename" in text:
+        return f"DNS failure: cannot resolve {where}"
+    return f"could not connect to {where}: {text}"
+
+
+def pinned_client(
+    url: str,
+    address: str,
+    timeout: httpx.Timeout | float,
+    on_socket: Callable[[socket.socket], None],
+) -> httpx.Client:
+    """An httpx client that connects to ``address`` for the URL's host, follows no redirects
+    and ignores proxy variables. httpx has no public hook for the network backend, so the
+    transport's pool is rebuilt with ``PinnedBackend``."""
+    host = urlsplit(url).hostname or ""
+    transport = httpx.HTTPTransport(retries=0)
+    transport._pool = httpcore.ConnectionPool(
+        ssl_context=httpx.create_ssl_context(),
+        max_connections=1,
+        network_backend=PinnedBackend({host: address}, on_socket),
+    )
+    return httpx.Client(
+        transport=transport, timeout=timeout, follow_redirects=False, trust_env=False
+    )

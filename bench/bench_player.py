@@ -1,0 +1,805 @@
+"""Browser benchmark: the player page in headless Chromium, on a real ``streamscope serve``.
+
+One run, one server (free loopback port, temporary data dir, stopped at the end), Debian's
+Chromium driven by Playwright. Prints the command, the machine and a Markdown table; exits 1
+when a target is missed.
+
+    python bench/bench_player.py                    # all measures, about 2-3 minutes
+    python bench/bench_player.py --skip-playback    # only the jumps
+    python bench/bench_player.py --json bench/out/bench_player.json
+
+Measures
+--------
+* Jump to the end. Captures from ``gen_capture.py`` (OpenAI SSE, logprobs with 5 alternatives
+  per token) of 100k and 10k tokens, uploaded gzipped. Once ``#player[data-loaded=true]`` and
+  the page is idle (no long task for 0.5 s), the heap is collected (CDP
+  ``HeapProfiler.collectGarbage``) and End is pressed. Times are taken in the page with
+  ``performance.now()``: from the ``keydown`` of End (a capturing listener on ``window``, so it
+  runs before the page's own handler) to *settled* (``data-rendering`` removed, or the
+  keydown's task finished, with ``renderer.rendered === renderer.target === timeline.length``)
+  and to *painted* (the first animation frame after settling starts: the settled DOM has had
+  its style, layout and paint). The target uses *painted*. Repeated ``--repeat`` times (Home
+  between runs, which rewinds the DOM to empty); the value is the median, the runs are listed.
+  After each jump the page must hold exactly one ``[data-testid=token]`` per token.
+  Targets: painted(100k) <= 10x painted(10k); painted(100k) < 2 s; no long task (a
+  ``PerformanceObserver`` of ``longtask`` entries) over 200 ms from the keydown to painted.
+  One extra, instrumented jump per capture (not counted) wraps ``renderer._step`` and
+  ``renderer._apply`` to split each frame into JS (applying a slice) and the rest (style,
+  layout, paint, GC, waiting for the frame), reported for information.
+* Playback at 1x. A ``streamscope.timed`` capture of 12,000 tokens at 200 tokens/s (first token at
+  350 ms, Gaussian jitter sd 1.5 ms, 3% of events coalesced into the previous read), so about
+  60 s. Space starts it (its ``keydown`` time is the play time). ``renderer.moveTo`` is wrapped
+  at run time to record when the last token event is applied, and how late the earliest newly
+  applied event of each frame is (player clock minus its time: the per-frame lag). Drift =
+  (time the last token was applied) - (play time + last token's ``t``), in ms per minute played;
+  target < 50 ms/min. Long tasks from play to ended: target none over 50 ms. A requestAnimationFrame
+  loop (from the init script, so it runs before the player's frame) samples how stale the screen
+  is at the start of each frame: information, as are the frame intervals.
+
+The instrumentation is injected with ``page.add_init_script`` (Playwright adds it through the
+DevTools protocol, so the page's CSP, which forbids eval, does not apply) and checked at start:
+a 120 ms busy task must show up as a long task. Polling uses ``page.evaluate`` (the CSP forbids
+``page.wait_for_function``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import shlex
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import gen_capture  # noqa: E402
+
+CHROMIUM = os.environ.get("STREAMSCOPE_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1366, "height": 900}
+
+# Injected before any page script. Everything it records lives on window.__bench.
+INIT_SCRIPT = r"""
+(() => {
+  if (window.__bench) return;
+  const B = (window.__bench = {
+    longtasks: [], longtaskError: null, loadedAt: null, jump: null, keys: [],
+    frame: { on: false, stamps: [], samples: [] },
+  });
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) B.longtasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: "longtask", buffered: true });
+  } catch (e) {
+    B.longtaskError = String(e);
+  }
+  const settledNow = () => {
+    const s = window.streamscope;
+    if (!s) return false;
+    const r = s.renderer, n = s.timeline.length;
+    return !r.busy && r.rendered === n && r.target === n && !document.querySelector("[data-rendering]");
+  };
+  const check = () => {
+    const J = B.jump;
+    if (!J || J.t0 === null || J.settled !== null) return;
+    if (!settledNow()) return;
+    J.settled = performance.now();
+    requestAnimationFrame(() => { J.painted = performance.now(); });
+  };
+  B.check = check;
+  new MutationObserver((records) => {
+    const now = performance.now();
+    for (const r of records) {
+      const el = r.target;
+      if (r.attributeName === "data-loaded" && el.dataset.loaded === "true" && B.loadedAt === null) B.loadedAt = now;
+      if (r.attributeName === "data-rendering") {
+        if (B.jump && B.jump.t0 !== null) {
+          if (el.hasAttribute("data-rendering")) B.jump.renderingOn = now;
+          else B.jump.renderingOff = now;
+        }
+        check();
+      }
+    }
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-loaded", "data-rendering"] });
+  window.addEventListener("keydown", (e) => {
+    B.keys.push({ key: e.key, t: performance.now() });
+    const J = B.jump;
+    if (J && J.t0 === null && e.key === J.key) J.t0 = performance.now();
+  }, true);
+  // Bubbling listener on window: runs after the page's document listener, still in the task.
+  window.addEventListener("keydown", () => check());
+  // rAF loop: registered before the player's and renderer's callbacks, so it runs first in
+  // each frame and sees the screen as the previous frame left it.
+  const loop = (stamp) => {
+    const F = B.frame;
+    if (F.on) {
+      F.stamps.push(stamp);
+      const s = window.streamscope;
+      if (s && F.sample) {
+        const r = s.renderer, tl = s.timeline, p = s.player;
+        const clock = p.time();
+        const next = r.rendered < tl.length ? tl.times[r.rendered] : Infinity;
+        F.samples.push(clock > next ? clock - next : 0);
+      }
+    }
+    requestAnimationFrame(loop);
+  };
+  requestAnimationFrame(loop);
+  B.busy = (ms) => setTimeout(() => { const end = performance.now() + ms; while (performance.now() < end); }, 0);
+})();
+"""
+
+# Run-time wrappers (page.evaluate): nothing in static/ changes.
+WRAP_STEP = r"""
+() => {
+  const r = window.streamscope.renderer;
+  if (r.__benchWrapped) return;
+  r.__benchWrapped = true;
+  const B = window.__bench;
+  B.slices = [];
+  const apply = r._apply, step = r._step;
+  r._apply = function (cursor) {
+    const from = this.rendered, t = performance.now();
+    apply.call(this, cursor);
+    if (B.sliceOn) B.slices.push({ kind: "apply", start: t, ms: performance.now() - t, events: this.rendered - from });
+  };
+  r._step = function () {
+    const t = performance.now();
+    step.call(this);
+    if (B.sliceOn) B.slices.push({ kind: "step", start: t, ms: performance.now() - t });
+  };
+}
+"""
+
+WRAP_PLAY = r"""
+() => {
+  const { renderer: r, timeline: tl, player: p } = window.streamscope;
+  const B = window.__bench;
+  let last = -1;
+  for (let g = tl.length - 1; g >= 0; g--) {
+    if (tl.events[g].kind === "text" || tl.events[g].kind === "logprobs") { last = g; break; }
+  }
+  B.play = { lastTokenG: last, lastTokenTime: tl.times[last], duration: tl.duration, length: tl.length,
+             appliedAt: null, lateness: [], calls: 0 };
+  const moveTo = r.moveTo;
+  r.moveTo = function (cursor, previous) {
+    const from = this.rendered;
+    moveTo.call(this, cursor, previous);
+    const P = B.play;
+    if (p.state === "playing" && this.rendered > from) {
+      P.calls++;
+      P.lateness.push(p.time() - tl.times[from]);
+      if (P.appliedAt === null && this.rendered > P.lastTokenG) P.appliedAt = performance.now();
+    }
+  };
+  return B.play;
+}
+"""
+
+
+# ------------------------------------------------------------------------------ helpers
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """``python -m app.cli serve`` on a free loopback port with its own data dir."""
+
+    def __init__(self, data_dir: Path, env: dict[str, str] | None = None) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = env or {}
+        self.process: subprocess.Popen | None = None
+        self.log_path = data_dir / "server.log"
+
+    def __enter__(self) -> Server:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port),
+             "--data-dir", str(self.data_dir)],
+            cwd=ROOT,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/", timeout=1) as response:
+                    if response.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        self.__exit__()
+        raise RuntimeError("server did not start in 30 s")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+
+    def upload(self, data: bytes, title: str) -> dict[str, Any]:
+        body = gzip.compress(data, compresslevel=1)
+        request = urllib.request.Request(
+            f"{self.url}/api/captures?title={urllib.request.quote(title)}",
+            data=body,
+            method="POST",
+            headers={"Content-Type": "text/plain"},
+        )
+        with urllib.request.urlopen(request, timeout=300) as response:
+            return json.loads(response.read())
+
+
+def fmt_ms(ms: float) -> str:
+    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, ...]] = []
+        self.failed: list[str] = []
+
+    def row(self, measure: str, value: str, baseline: str = "", ratio: str = "",
+            target: str = "", ok: bool | None = None) -> None:  # fmt: skip
+        mark = "info" if ok is None else ("PASS" if ok else "**FAIL**")
+        if ok is False:
+            self.failed.append(f"{measure}: {ratio or value} (target {target})")
+        self.rows.append((measure, value, baseline or "-", ratio or "-", target or "-", mark))
+
+    def render(self) -> str:
+        head = ("measure", "value", "baseline", "ratio", "target", "pass")
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
+        return "\n".join(lines)
+
+
+def wait_for(page, expression: str, timeout: float, interval_ms: int = 20) -> Any:
+    """Poll a JS expression with page.evaluate until it is truthy (no eval under the CSP)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout} s waiting for {expression}")
+        page.wait_for_timeout(interval_ms)
+
+
+def wait_idle(page, quiet_ms: float = 500, timeout: float = 20) -> None:
+    """Until no long task has ended in the last ``quiet_ms`` and no renderer work is pending."""
+    expression = f"""() => {{
+        const B = window.__bench, now = performance.now();
+        const ends = B.longtasks.map((e) => e.start + e.duration);
+        const last = ends.length ? Math.max(...ends) : 0;
+        const r = window.streamscope && window.streamscope.renderer;
+        return now - last > {quiet_ms} && r && !r.busy;
+    }}"""
+    wait_for(page, expression, timeout, interval_ms=100)
+
+
+def machine_info(browser_version: str) -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem = f", RAM {int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+                break
+    except OSError:
+        pass
+    try:
+        pw = metadata.version("playwright")
+    except metadata.PackageNotFoundError:
+        pw = "?"
+    return (
+        f"machine: {cpu}, cpu_count={os.cpu_count()}{mem}, {platform.system()} "
+        f"{platform.release()}, loadavg={'/'.join(f'{x:.2f}' for x in os.getloadavg())}; "
+        f"Python {platform.python_version()}, Playwright {pw}, Chromium {browser_version} "
+        f"(headless, {CHROMIUM}, viewport {VIEWPORT['width']}x{VIEWPORT['height']})"
+    )
+
+
+# ------------------------------------------------------------------------------ measures
+def open_capture(context, url: str, timeout: float = 180) -> tuple[Any, Any, float]:
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    page.on(
+        "console",
+        lambda msg: (
+            errors.append(f"console.{msg.type}: {msg.text}") if msg.type == "error" else None
+        ),
+    )
+    page.errors = errors
+    started = time.perf_counter()
+    page.goto(url)
+    try:
+        wait_for(
+            page,
+            "() => window.__bench.loadedAt !== null"
+            " || document.getElementById('player')?.dataset.loaded === 'error'",
+            timeout,
+            interval_ms=50,
+        )
+        loaded = page.evaluate("() => document.getElementById('player').dataset.loaded")
+    except TimeoutError:
+        loaded = "timeout"
+    if loaded != "true":
+        status = page.evaluate(
+            "() => document.querySelector('[data-testid=player-status]')?.textContent"
+        )
+        raise RuntimeError(f"{url} did not load ({loaded}): status {status!r}, errors {errors}")
+    wall = (time.perf_counter() - started) * 1000
+    cdp = context.new_cdp_session(page)
+    return page, cdp, wall
+
+
+def check_instrumentation(page) -> str:
+    info = page.evaluate(
+        "() => ({err: window.__bench.longtaskError, types: PerformanceObserver.supportedEntryTypes})"
+    )
+    if info["err"] or "longtask" not in info["types"]:
+        raise RuntimeError(f"longtask entries are not available: {info}")
+    before = page.evaluate("() => window.__bench.longtasks.length")
+    page.evaluate("() => window.__bench.busy(120)")
+    found = wait_for(
+        page,
+        f"() => window.__bench.longtasks.slice({before}).find((e) => e.duration >= 100) || null",
+        5,
+    )
+    return f"init script active under the CSP; a 120 ms busy task showed as a {found['duration']:.0f} ms long task"
+
+
+def jump_once(page, cdp, instrument: bool = False) -> dict[str, Any]:
+    cdp.send("HeapProfiler.collectGarbage")
+    page.wait_for_timeout(200)
+    wait_idle(page, quiet_ms=400)
+    if instrument:
+        page.evaluate(WRAP_STEP)
+        page.evaluate("() => { window.__bench.slices = []; window.__bench.sliceOn = true; }")
+    page.evaluate(
+        "() => { const B = window.__bench; B.jump = {key: 'End', t0: null, settled: null, painted: null,"
+        " renderingOn: null, renderingOff: null}; B.frame.stamps = []; B.frame.sample = false; B.frame.on = true; }"
+    )
+    page.keyboard.press("End")
+    wait_for(page, "() => window.__bench.jump.painted !== null", 60, interval_ms=25)
+    page.wait_for_timeout(250)  # let long-task entries arrive
+    result = page.evaluate(
+        """() => {
+        const B = window.__bench, J = B.jump, s = window.streamscope;
+        B.frame.on = false; B.sliceOn = false;
+        const tasks = B.longtasks.filter((e) => e.start + e.duration >= J.t0 - 1 && e.start <= J.painted);
+        const stamps = B.frame.stamps.filter((t) => t >= J.t0 && t <= J.painted + 1);
+        const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
+        return {
+          t0: J.t0, settled: J.settled - J.t0, painted: J.painted - J.t0,
+          sliced: J.renderingOn !== null,
+          longtasks: tasks.map((e) => e.duration),
+          frames: stamps.length, maxGap: gaps.length ? Math.max(...gaps) : 0,
+          tokens: document.querySelectorAll('[data-testid="token"]').length,
+          rendered: s.renderer.rendered, length: s.timeline.length,
+          slices: B.slices || [],
+        };
+    }"""
+    )
+    # Back to the start for the next run.
+    page.keyboard.press("Home")
+    wait_for(
+        page,
+        "() => window.streamscope.renderer.rendered === 0 && !window.streamscope.renderer.busy",
+        30,
+    )
+    return result
+
+
+def profile_jump(page, cdp, top: int = 25) -> list[tuple[float, str]]:
+    """One End jump under the CDP sampling profiler: self time per function, largest first.
+    Style, layout and paint are not JavaScript: they show as "(program)"."""
+    cdp.send("HeapProfiler.collectGarbage")
+    wait_idle(page, quiet_ms=400)
+    cdp.send("Profiler.enable")
+    cdp.send("Profiler.setSamplingInterval", {"interval": 200})
+    cdp.send("Profiler.start")
+    page.evaluate(
+        "() => { const B = window.__bench; B.jump = {key: 'End', t0: null, settled: null,"
+        " painted: null, renderingOn: null, renderingOff: null}; }"
+    )
+    page.keyboard.press("End")
+    wait_for(page, "() => window.__bench.jump.painted !== null", 60, interval_ms=25)
+    profile = cdp.send("Profiler.stop")["profile"]
+    cdp.send("Profiler.disable")
+    painted = page.evaluate("() => window.__bench.jump.painted - window.__bench.jump.t0")
+    page.keyboard.press("Home")
+    wait_for(page, "() => window.streamscope.renderer.rendered === 0", 30)
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    self_us: dict[str, float] = {}
+    for node_id, delta in zip(profile["samples"], profile["timeDeltas"]):
+        frame = nodes[node_id]["callFrame"]
+        url = frame["url"].rsplit("/static/", 1)[-1]
+        name = frame["functionName"] or "(anonymous)"
+        key = f"{name} {url}:{frame['lineNumber'] + 1}" if url else name
+        self_us[key] = self_us.get(key, 0.0) + delta
+    total = sum(v for k, v in self_us.items() if k != "(idle)")
+    rows = sorted(self_us.items(), key=lambda kv: -kv[1])[:top]
+    return [(painted, f"profiled jump {fmt_ms(painted)}, busy {fmt_ms(total / 1000)}")] + [
+        (v / 1000, k) for k, v in rows
+    ]
+
+
+def measure_jumps(
+    context, url: str, tokens: int, repeat: int, profile: bool = False
+) -> dict[str, Any]:
+    page, cdp, wall = open_capture(context, url)
+    out: dict[str, Any] = {"tokens": tokens, "load_wall_ms": wall}
+    out["load_ms"] = page.evaluate("() => window.__bench.loadedAt")
+    out["events"] = page.evaluate("() => window.streamscope.timeline.length")
+    out["selftest"] = check_instrumentation(page)
+    runs = [jump_once(page, cdp) for _ in range(repeat)]
+    out["runs"] = runs
+    out["instrumented"] = jump_once(page, cdp, instrument=True)
+    if profile:
+        out["profile"] = profile_jump(page, cdp)
+    out["errors"] = list(page.errors)
+    page.close()
+    return out
+
+
+def measure_playback(context, url: str, expected_ms: float) -> dict[str, Any]:
+    page, cdp, wall = open_capture(context, url)
+    out: dict[str, Any] = {"load_ms": page.evaluate("() => window.__bench.loadedAt")}
+    cdp.send("HeapProfiler.collectGarbage")
+    wait_idle(page, quiet_ms=500)
+    out["info"] = page.evaluate(WRAP_PLAY)
+    page.evaluate(
+        "() => { const B = window.__bench; B.keys = []; B.frame.stamps = []; B.frame.samples = [];"
+        " B.frame.sample = true; B.frame.on = true; }"
+    )
+    page.keyboard.press(" ")
+    wait_for(page, "() => window.streamscope.player.state === 'playing'", 5)
+    # Poll rarely: the page should have the CPU to itself.
+    wait_for(
+        page,
+        "() => window.streamscope.player.state === 'ended'",
+        expected_ms / 1000 + 30,
+        interval_ms=1000,
+    )
+    page.wait_for_timeout(300)
+    result = page.evaluate(
+        """() => {
+        const B = window.__bench, P = B.play;
+        B.frame.on = false;
+        const play = B.keys.find((k) => k.key === " ").t;
+        const tasks = B.longtasks.filter((e) => e.start + e.duration >= play && e.start <= P.appliedAt + 50);
+        const stamps = B.frame.stamps.filter((t) => t >= play && t <= P.appliedAt + 1);
+        const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
+        return { play, appliedAt: P.appliedAt, lastTokenTime: P.lastTokenTime, duration: P.duration,
+                 lateness: P.lateness, calls: P.calls, longtasks: tasks.map((e) => e.duration),
+                 gaps, stale: B.frame.samples,
+                 tokens: document.querySelectorAll('[data-testid="token"]').length,
+                 rendered: window.streamscope.renderer.rendered, length: window.streamscope.timeline.length };
+    }"""
+    )
+    out.update(result)
+    out["errors"] = list(page.errors)
+    page.close()
+    return out
+
+
+# ------------------------------------------------------------------------------ report
+def jump_rows(table: Table, big: dict, small: dict) -> None:
+    for m in (small, big):
+        k = f"{m['tokens'] // 1000}k"
+        table.row(
+            f"load: navigation to data-loaded, {k} tokens ({m['events']:,} events)",
+            f"{fmt_ms(m['load_ms'])} (Python wall {fmt_ms(m['load_wall_ms'])})",
+        )
+    med = {}
+    for m in (small, big):
+        k = f"{m['tokens'] // 1000}k"
+        painted = [r["painted"] for r in m["runs"]]
+        settled = [r["settled"] for r in m["runs"]]
+        med[k] = statistics.median(painted)
+        m["median_painted"] = med[k]
+        runs = ", ".join(fmt_ms(v) for v in painted)
+        table.row(
+            f"End on {k} tokens: keydown to settled (renderer done)",
+            f"{fmt_ms(statistics.median(settled))} (runs {', '.join(fmt_ms(v) for v in settled)})",
+        )
+        table.row(
+            f"End on {k} tokens: keydown to first frame after settled",
+            f"{fmt_ms(med[k])} (runs {runs})",
+            ok=None,
+        )
+        frames = [r["frames"] for r in m["runs"]]
+        gaps = [r["maxGap"] for r in m["runs"]]
+        table.row(
+            f"  frames during the {k} jump; longest frame",
+            f"{statistics.median(frames):.0f} frames; {fmt_ms(max(gaps))}",
+        )
+        ok = all(r["tokens"] == m["tokens"] and r["rendered"] == r["length"] for r in m["runs"])
+        counts = sorted({r["tokens"] for r in m["runs"]})
+        table.row(
+            f"  token elements after the {k} jump",
+            f"{', '.join(f'{c:,}' for c in counts)}",
+            f"{m['tokens']:,} tokens",
+            "",
+            "== tokens, rendered == length",
+            ok,
+        )
+    ratio = med[f"{big['tokens'] // 1000}k"] / med[f"{small['tokens'] // 1000}k"]
+    scale = big["tokens"] / small["tokens"]
+    kb, ks = f"{big['tokens'] // 1000}k", f"{small['tokens'] // 1000}k"
+    table.row(
+        f"End on {kb} vs {ks}: time ratio (linear)",
+        fmt_ms(med[kb]),
+        f"{ks} {fmt_ms(med[ks])}",
+        f"{ratio:.2f}x",
+        f"<= {scale:.0f}x",
+        ratio <= scale,
+    )
+    table.row(f"End on {kb}: absolute", fmt_ms(med[kb]), "", "", "< 2 s", med[kb] < 2000)
+    for m in (small, big):
+        k = f"{m['tokens'] // 1000}k"
+        tasks = [d for r in m["runs"] for d in r["longtasks"]]
+        worst = max(tasks, default=0.0)
+        table.row(
+            f"End on {k}: longest long task (all runs)",
+            f"{fmt_ms(worst)} ({len(tasks)} long tasks over {len(m['runs'])} runs)"
+            if tasks
+            else "none over 50 ms",
+            "",
+            "",
+            "<= 200 ms",
+            worst <= 200,
+        )
+    for m in (small, big):
+        k = f"{m['tokens'] // 1000}k"
+        inst = m["instrumented"]
+        applies = [s for s in inst["slices"] if s["kind"] == "apply" and s["events"] > 0]
+        js = sum(s["ms"] for s in applies)
+        per = [s["ms"] for s in applies]
+        if per:
+            table.row(
+                f"  where the {k} jump goes (instrumented run, {fmt_ms(inst['painted'])})",
+                f"JS applying events {fmt_ms(js)} in {len(per)} slices "
+                f"(median {statistics.median(per):.0f} ms, max {max(per):.0f} ms per slice); "
+                f"everything else (style, layout, paint, GC, frame waits) "
+                f"{fmt_ms(inst['painted'] - js)}",
+            )
+
+
+def playback_rows(table: Table, m: dict, rate: float, tokens: int) -> None:
+    expected = m["play"] + m["lastTokenTime"]
+    drift = m["appliedAt"] - expected
+    minutes = m["lastTokenTime"] / 60000
+    per_min = drift / minutes
+    table.row(
+        f"play {tokens:,} tokens at {rate:.0f}/s, 1x: last token applied vs due",
+        f"{drift:+.1f} ms after {m['lastTokenTime'] / 1000:.1f} s",
+    )
+    table.row(
+        "  drift per minute played",
+        f"{per_min:+.1f} ms/min",
+        "",
+        "",
+        "< 50 ms/min",
+        abs(per_min) < 50,
+    )
+    tasks = m["longtasks"]
+    table.row(
+        "  long tasks during playback",
+        f"{len(tasks)}, longest {fmt_ms(max(tasks))}" if tasks else "none over 50 ms",
+        "",
+        "",
+        "none > 50 ms",
+        not any(d > 50 for d in tasks),
+    )
+    late = m["lateness"]
+    table.row(
+        "  per-frame lag: earliest newly applied event, clock minus its time",
+        f"max {max(late):.1f} ms, p99 {pct(late, 0.99):.1f} ms, median {pct(late, 0.5):.1f} ms "
+        f"({m['calls']:,} frames that applied events)",
+    )
+    stale = m["stale"]
+    table.row(
+        "  screen staleness at frame start (oldest due event not yet shown)",
+        f"max {max(stale, default=0):.1f} ms, p99 {pct(stale, 0.99):.1f} ms "
+        f"({len(stale):,} frames sampled)",
+    )
+    gaps = m["gaps"]
+    table.row(
+        "  frame intervals during playback",
+        f"median {pct(gaps, 0.5):.1f} ms, p99 {pct(gaps, 0.99):.1f} ms, max {max(gaps, default=0):.1f} ms; "
+        f"{sum(1 for g in gaps if g > 50)} over 50 ms",
+    )
+    table.row(
+        "  token elements at the end",
+        f"{m['tokens']:,}",
+        f"{tokens:,} tokens",
+        "",
+        "== tokens",
+        m["tokens"] == tokens and m["rendered"] == m["length"],
+    )
+
+
+# ------------------------------------------------------------------------------ main
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Streamscope player benchmark (Chromium)")
+    parser.add_argument("--big", type=int, default=100_000, help="tokens (default 100000)")
+    parser.add_argument("--small", type=int, default=10_000, help="tokens (default 10000)")
+    parser.add_argument("--repeat", type=int, default=3, help="jumps per capture (default 3)")
+    parser.add_argument("--play-tokens", type=int, default=12_000)
+    parser.add_argument("--rate", type=float, default=200.0, help="tokens/s (default 200)")
+    parser.add_argument("--skip-playback", action="store_true")
+    parser.add_argument("--skip-jumps", action="store_true")
+    parser.add_argument(
+        "--profile", action="store_true", help="also profile one big jump (CDP), print hot spots"
+    )
+    parser.add_argument("--json", type=Path, help="also write the raw results here")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = parser.parse_args(argv)
+
+    started = time.perf_counter()
+    if not Path(CHROMIUM).exists():
+        print(f"Chromium not found at {CHROMIUM}", file=sys.stderr)
+        return 2
+    from playwright.sync_api import sync_playwright
+
+    cmd = "python " + " ".join(
+        shlex.quote(a) for a in [os.path.relpath(__file__, ROOT), *sys.argv[1:]]
+    )
+    tmp = Path(tempfile.mkdtemp(prefix="streamscope-bench-player-"))
+    results: dict[str, Any] = {}
+    table = Table()
+    try:
+        # ---- captures (generated fresh: deterministic, a few seconds)
+        captures: dict[str, bytes] = {}
+        if not args.skip_jumps:
+            for n in (args.small, args.big):
+                path = tmp / f"capture-{n}.sse"
+                gen_capture.write_capture(path, n)
+                captures[f"sse-{n}"] = path.read_bytes()
+        if not args.skip_playback:
+            path = tmp / f"timed-{args.play_tokens}.ssjsonl"
+            timed = gen_capture.write_timed(path, args.play_tokens, args.rate)
+            captures["timed"] = path.read_bytes()
+        gen_s = time.perf_counter() - started
+
+        with Server(tmp / "data") as server, sync_playwright() as pw:
+            urls = {}
+            t = time.perf_counter()
+            for name, data in captures.items():
+                urls[name] = server.upload(data, f"bench {name}")["url"]
+            upload_s = time.perf_counter() - t
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            print(f"command: `{cmd}` (cwd {os.getcwd()})")
+            print(machine_info(browser.version))
+            print(
+                f"server: `python -m app.cli serve` on {server.url}, temp data dir; captures "
+                f"generated in {gen_s:.1f} s, uploaded gzipped in {upload_s:.1f} s"
+            )
+            try:
+                context = browser.new_context(viewport=VIEWPORT)
+                context.add_init_script(INIT_SCRIPT)
+                if not args.skip_jumps:
+                    small = measure_jumps(
+                        context, urls[f"sse-{args.small}"], args.small, args.repeat
+                    )
+                    big = measure_jumps(
+                        context, urls[f"sse-{args.big}"], args.big, args.repeat, args.profile
+                    )
+                    print(f"instrumentation: {small['selftest']}")
+                    results["small"], results["big"] = small, big
+                if not args.skip_playback:
+                    play = measure_playback(context, urls["timed"], timed["last_token_t"])
+                    results["play"] = play
+                context.close()
+            finally:
+                browser.close()
+
+        print()
+        if not args.skip_jumps:
+            jump_rows(table, results["big"], results["small"])
+        if not args.skip_playback:
+            playback_rows(table, results["play"], args.rate, args.play_tokens)
+        errors = [e for m in results.values() for e in m.get("errors", [])]
+        table.row(
+            "page and console errors",
+            str(len(errors)),
+            "",
+            "",
+            "0",
+            not errors,
+        )
+        print(table.render())
+        print()
+        print(
+            f"jump value = median of {args.repeat} runs (Home between runs, heap collected before "
+            "each); times from performance.now() in the page; "
+            f"total bench time {time.perf_counter() - started:.0f} s"
+        )
+        if args.profile and "big" in results:
+            print(f"\nCPU profile of one End jump on {args.big:,} tokens (self time):")
+            for ms, name in results["big"]["profile"]:
+                print(f"  {ms:8.1f} ms  {name}")
+        for error in errors[:10]:
+            print(f"page error: {error}")
+        if args.json:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            slim = json.loads(json.dumps(results))
+            for m in slim.values():
+                for key in ("lateness", "stale", "gaps"):
+                    if key in m:
+                        m[key] = {
+                            "max": max(m[key], default=0),
+                            "p99": pct(m[key], 0.99),
+                            "n": len(m[key]),
+                        }
+            args.json.write_text(json.dumps(slim, indent=1))
+    finally:
+        if args.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    if table.failed:
+        print("\nTARGETS MISSED:")
+        for line in table.failed:
+            print(f"- {line}")
+        return 1
+    print("\nall targets met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+// The live page: the request form (presets, messages, parameters, model list, curl preview,
+// remembered settings without the key) and a run's controls; the player follows the run.
+
+import { clear, el } from "./dom.js";
+import { EXAMPLE_TOOLS, FormError, buildRequest, curlPreview, remembered } from "./livebody.js";
+import * as mine from "./mine.js";
+import { mountPlayer } from "./page.js";
+
+const KEY = "streamscope.live";
+const form = document.getElementById("live-form");
+const list = form.querySelector(".message-list");
+const preview = form.querySelector('[data-testid="live-preview"]');
+const problem = form.querySelector('[data-testid="live-form-error"]');
+const runButton = form.querySelector('[data-testid="live-run"]');
+const stopButton = form.querySelector('[data-testid="live-stop"]');
+const share = form.querySelector('[data-testid="live-share"]');
+const root = document.getElementById("player");
+let running = false;
+
+function addMessage(role = "user", content = "") {
+  const item = el("li", { class: "message", "data-testid": "live-message" });
+  const select = el("select", { "aria-label": "role", "data-field": "role" });
+  for (const name of ["system", "user", "assistant"]) select.appendChild(el("option", { value: name, selected: name === role }, name));
+  const text = el("textarea", { rows: "2", "aria-label": "content", "data-field": "content", spellcheck: "false" });
+  text.value = content;
+  const remove = el("button", { type: "button", class: "btn small", "data-action": "remove-message", "aria-label": "Remove this message" }, "✕");
+  item.append(select, text, remove);
+  list.appendChild(item);
+}
+
+function values() {
+  const data = Object.fromEntries(new FormData(form).entries());
+  data.logprobs = form.elements.logprobs.checked;
+  data.include_usage = form.elements.include_usage.checked;
+  data.messages = [...list.children].map((item) => ({
+    role: item.querySelector('[data-field="role"]').value,
+    content: item.querySelector('[data-field="content"]').value,
+  }));
+  return data;
+}
+
+function restore() {
+  let saved = null;
+  try {
+    saved = JSON.parse(localStorage.getItem(KEY) || "null");
+  } catch {
+    saved = null;
+  }
+  const messages = saved?.messages?.length ? saved.messages : [{ role: "system", content: "You are a helpful assistant." }, { role: "user", content: "Say hello in five words." }];
+  for (const message of messages) addMessage(message.role, message.content);
+  if (!saved) return;
+  for (const [name, value] of Object.entries(saved)) {
+    const field = form.elements[name];
+    if (!field || name === "messages" || name === "api_key") continue;
+    if (field.type === "checkbox") field.checked = Boolean(value);
+    else field.value = value;
+  }
+}
+
+function refresh() {
+  const current = values();
+  localStorage.setItem(KEY, JSON.stringify(remembered(current)));
+  try {
+    preview.textContent = curlPreview(buildRequest(current));
+    problem.textContent = "";
+  } catch (error) {
+    if (!(error instanceof FormError)) throw error;
+    preview.textContent = `(not ready: ${error.message})`;
+  }
+}
+
+async function listModels() {
+  const current = values();
+  const body = { base_url: current.base_url };
+  if (current.api_key_env) body.api_key_env = current.api_key_env;
+  else if (current.api_key) body.api_key = current.api_key;
+  const response = await fetch("/api/models", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const answer = await response.json();
+  if (!response.ok) {
+    problem.textContent = `Models: ${answer.error.message}`;
+    return;
+  }
+  const datalist = document.getElementById("live-models");
+  clear(datalist);
+  for (const id of answer.models) datalist.appendChild(el("option", { value: id }));
+  problem.textContent = "";
+  page.say(`${answer.models.length} models: ${answer.models.slice(0, 8).join(", ")}${answer.models.length > 8 ? "…" : ""}`);
+}
+
+function setRunning(on) {
+  running = on;
+  runButton.disabled = on;
+  stopButton.disabled = !on;
+}
+
+const page = mountPlayer(root, {
+  onMessage(message) {
+    if (message.type === "status" && message.state === "started") {
+      root.dataset.shareUrl = message.url;
+      clear(share);
+      share.append("Share while it streams: ", el("a", { href: message.url, "data-testid": "live-share-link" }, new URL(message.url, location.href).href));
+      mine.remember({ id: message.capture, title: `Live run ${new Date().toLocaleString()}`, url: message.url, created: Date.now(), token: message.delete_token });
+    }
+    if (message.type === "end" || message.type === "error") setRunning(false);
+  },
+});
+
+form.addEventListener("input", refresh);
+form.addEventListener("change", (event) => {
+  if (event.target.name === "preset" && event.target.value) {
+    form.elements.base_url.value = event.target.value;
+    const env = event.target.selectedOptions[0].dataset.env;
+    if (env && [...form.elements.api_key_env.options].some((o) => o.value === env)) form.elements.api_key_env.value = env;
+  }
+  refresh();
+});
+form.addEventListener("click", (event) => {
+  const action = event.target.closest("[data-action]")?.dataset.action;
+  if (action === "add-message") addMessage();
+  if (action === "remove-message") event.target.closest("li").remove();
+  if (action === "example-tools") form.elements.tools.value = JSON.stringify(EXAMPLE_TOOLS, null, 2);
+  if (action === "list-models") listModels();
+  if (action === "stop") page.send("stop");
+  if (action) refresh();
+});
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  let request;
+  try {
+    request = buildRequest(values());
+  } catch (error) {
+    if (!(error instanceof FormError)) throw error;
+    problem.textContent = error.message;
+    return;
+  }
+  clear(share);
+  setRunning(true);
+  page.say("Starting…");
+  page.connect({ type: "start", ...request });
+});
+
+restore();
+refresh();

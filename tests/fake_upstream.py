@@ -1,0 +1,343 @@
+"""A real OpenAI-compatible server on a free loopback port, for live-mode tests and benches.
+
+``POST /v1/chat/completions`` picks its behaviour from the request's ``model``:
+
+* ``replay:<capture>``: a capture from ``tests/captures`` (SSE, one event every ``gap`` ms,
+  ``gap`` from the ``X-Gap-Ms`` header, 10 by default) or from ``app/demos`` (a timed capture:
+  its reads, with their original times);
+* ``rate:<per second>:<count>``: ``count`` content chunks at that rate, each carrying the time it
+  was written (``time.time()`` in ms) in ``x_sent_ms``, for relay-delay measurements;
+* ``slow:<count>``: ``count`` chunks, 100 ms apart (something to stop midway);
+* faults: ``stall`` (headers, then nothing), ``drip`` (one byte every 2 s), ``close:<n>`` (close
+  the connection after n body bytes), ``429`` (with ``Retry-After: 1``, then a normal stream on
+  the next attempt), ``429always``, ``500`` (a JSON error), ``html`` (an HTML error page),
+  ``json`` (a whole non-streaming completion), ``redirect`` (302 to another loopback port),
+  ``echo-key`` (a 401 whose message repeats the key, as some servers do).
+
+``GET /v1/models`` lists a few models. Every request is logged (path, headers, body) and every
+connection's end is noted, so tests can check what the upstream saw.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CAPTURES = ROOT / "tests" / "captures"
+DEMOS = ROOT / "app" / "demos"
+
+
+def chunk(content: str | None = None, finish: str | None = None, **extra: Any) -> bytes:
+    delta = {} if content is None else {"content": content}
+    body = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "fake",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
+    return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: FakeUpstream
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    # ------------------------------------------------------------------ plumbing
+    def _start(
+        self,
+        status: int = 200,
+        content_type: str = "text/event-stream",
+        headers: dict | None = None,
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.flush()
+
+    def _write(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _finish(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _whole(
+        self, status: int, content_type: str, body: bytes, headers: dict | None = None
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def _sleep(self, seconds: float) -> bool:
+        """Sleep unless the server is stopping; False when it is."""
+        return not self.server.stopping.wait(seconds)
+
+    # ------------------------------------------------------------------ routes
+    def do_GET(self) -> None:
+        self.server.note(self, None)
+        if self.path.rstrip("/").endswith("/models"):
+            models = {
+                "object": "list",
+                "data": [
+                    {"id": m, "object": "model"}
+                    for m in ("fake-small", "fake-large", "replay:openai-gpt4o-content-plain.sse")
+                ],
+            }
+            self._whole(200, "application/json", json.dumps(models).encode())
+        else:
+            self._whole(404, "application/json", b'{"error": {"message": "not found"}}')
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.server.note(self, body)
+        model = str(body.get("model", ""))
+        try:
+            self._route(model, body)
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            self.server.closed(model)
+            self.close_connection = True
+        else:
+            self.server.finished(model)
+
+    def _route(self, model: str, body: dict) -> None:
+        kind, _, arg = model.partition(":")
+        handler = getattr(self, f"_do_{kind.replace('-', '_')}", None)
+        if handler is None:
+            self._whole(
+                404,
+                "application/json",
+                json.dumps(
+                    {
+                        "error": {
+                            "message": f"model {model} does not exist",
+                            "code": "model_not_found",
+                        }
+                    }
+                ).encode(),
+            )
+            return
+        handler(arg, body)
+
+    def _do_replay(self, name: str, body: dict) -> None:
+        gap = float(self.headers.get("X-Gap-Ms", "10")) / 1000
+        self._start()
+        if (DEMOS / name).exists():
+            started = time.monotonic()
+            for line in (DEMOS / name).read_bytes().splitlines():
+                record = json.loads(line)
+                if record.get("type") != "read":
+                    continue
+                wait = record["t"] / 1000 - (time.monotonic() - started)
+                if wait > 0 and not self._sleep(wait):
+                    return
+                self._write(
+                    record["text"].encode()
+                    if "text" in record
+                    else __import__("base64").b64decode(record["base64"])
+                )
+        else:
+            data = (CAPTURES / name).read_bytes()
+            separator = b"\r\n\r\n" if b"\r\n\r\n" in data else b"\n\n"
+            for event in data.split(separator):
+                if event.strip():
+                    self._write(event + separator)
+                    if not self._sleep(gap):
+                        return
+        self._finish()
+
+    def _do_rate(self, arg: str, body: dict) -> None:
+        per_second, _, count = arg.partition(":")
+        interval, total = 1 / float(per_second), int(count or 200)
+        self._start()
+        started = time.monotonic()
+        for i in range(total):
+            wait = started + i * interval - time.monotonic()
+            if wait > 0 and not self._sleep(wait):
+                return
+            self._write(chunk(f"t{i} ", x_sent_ms=time.time() * 1000))
+        self._write(chunk(None, "stop"))
+        self._write(
+            b'data: {"id":"chatcmpl-fake","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":%d,"total_tokens":%d}}\n\n'
+            % (total, total + 1)
+        )
+        self._write(b"data: [DONE]\n\n")
+        self._finish()
+
+    def _do_slow(self, arg: str, body: dict) -> None:
+        self._start()
+        for i in range(int(arg or 50)):
+            self._write(chunk(f"word{i} "))
+            if not self._sleep(0.1):
+                return
+        self._write(chunk(None, "stop") + b"data: [DONE]\n\n")
+        self._finish()
+
+    def _do_stall(self, arg: str, body: dict) -> None:
+        self._start()
+        self._sleep(30)
+
+    def _do_drip(self, arg: str, body: dict) -> None:
+        self._start()
+        for byte in chunk("drip"):
+            self._write(bytes([byte]))
+            if not self._sleep(2):
+                return
+        self._finish()
+
+    def _do_close(self, arg: str, body: dict) -> None:
+        data = b"".join(chunk(f"part{i} ") for i in range(50))
+        limit = int(arg or 100)
+        self._start()
+        self._write(data[:limit])
+        self.close_connection = True
+        self.connection.shutdown(2)
+
+    def _do_429(self, arg: str, body: dict) -> None:
+        if self.server.attempts("429") % 2 == 1:
+            self._whole(
+                429,
+                "application/json",
+                b'{"error": {"message": "Rate limit reached, retry after 1s"}}',
+                {"Retry-After": "1"},
+            )
+        else:
+            self._start()
+            self._write(chunk("after retry") + chunk(None, "stop") + b"data: [DONE]\n\n")
+            self._finish()
+
+    def _do_429always(self, arg: str, body: dict) -> None:
+        self._whole(
+            429,
+            "application/json",
+            b'{"error": {"message": "Rate limit reached"}}',
+            {"Retry-After": "0"},
+        )
+
+    def _do_500(self, arg: str, body: dict) -> None:
+        self._whole(
+            500,
+            "application/json",
+            b'{"error": {"message": "The server had an error while processing your request.", "type": "server_error"}}',
+        )
+
+    def _do_html(self, arg: str, body: dict) -> None:
+        self._whole(
+            502,
+            "text/html",
+            b"<html><body><h1>502 Bad Gateway</h1><script>alert(1)</script></body></html>",
+        )
+
+    def _do_json(self, arg: str, body: dict) -> None:
+        completion = {
+            "id": "chatcmpl-whole",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "fake",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "A whole answer, not streamed."},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 6, "total_tokens": 11},
+        }
+        self._whole(200, "application/json", json.dumps(completion).encode())
+
+    def _do_redirect(self, arg: str, body: dict) -> None:
+        self._whole(
+            302,
+            "text/plain",
+            b"moved",
+            {"Location": f"http://127.0.0.1:{self.server.other_port}/v1/chat/completions"},
+        )
+
+    def _do_echo_key(self, arg: str, body: dict) -> None:
+        key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        self._whole(
+            401,
+            "application/json",
+            json.dumps({"error": {"message": f"Incorrect API key provided: {key}"}}).encode(),
+        )
+
+
+class FakeUpstream(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.port = self.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.other_port = 9  # where redirects point (discard port: nothing should connect)
+        self.requests: list[dict] = []
+        self.ends: list[tuple[str, str, float]] = []  # (model, "closed"|"finished", time)
+        self._attempts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self.stopping = threading.Event()
+        self._thread = threading.Thread(
+            target=self.serve_forever, name="fake-upstream", daemon=True
+        )
+
+    def start(self) -> FakeUpstream:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.shutdown()
+        self.server_close()
+
+    def note(self, handler: Handler, body: dict | None) -> None:
+        with self._lock:
+            self.requests.append(
+                {
+                    "path": handler.path,
+                    "headers": dict(handler.headers),
+                    "body": body,
+                    "time": time.monotonic(),
+                }
+            )
+
+    def attempts(self, key: str) -> int:
+        with self._lock:
+            self._attempts[key] = self._attempts.get(key, 0) + 1
+            return self._attempts[key]
+
+    def closed(self, model: str) -> None:
+        with self._lock:
+            self.ends.append((model, "closed", time.monotonic()))
+
+    def finished(self, model: str) -> None:
+        with self._lock:
+            self.ends.append((model, "finished", time.monotonic()))
+
+    def wait_end(self, model: str, timeout: float = 10) -> tuple[str, float]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                for name, how, when in self.ends:
+                    if name == model:
+                        return how, when
+            time.sleep(0.02)
+        raise AssertionError(f"the upstream never saw the end of {model}")
