@@ -313,7 +313,7 @@ class FakeUpstream(ThreadingHTTPServer):
             self.requests.append(
                 {
                     "path": handler.path,
-                    "headers": dict(handler.headers),
+                    "headers": {name.lower(): value for name, value in handler.headers.items()},
                     "body": body,
                     "time": time.monotonic(),
                 }

@@ -63,8 +63,8 @@ def why_refused(address: Address) -> str | None:
             "a carrier-grade NAT (100.64.0.0/10) address",
         ),
         (address.is_multicast, "a multicast address"),
-        (address.is_private, "a private address"),
         (address.is_unspecified, "the unspecified address"),
+        (address.is_private, "a private address"),
         (address.is_reserved, "a reserved address"),
         (
             isinstance(address, ipaddress.IPv6Address) and address.is_site_local,

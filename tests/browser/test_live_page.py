@@ -1,0 +1,119 @@
+"""The live page in Chromium against the fake upstream: fill the form, watch tokens arrive,
+stop midway, follow from a second browser, replay the recording."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ..fake_upstream import FakeUpstream
+from .conftest import watch
+from .test_player import choice_texts, wait_until
+
+
+@pytest.fixture(scope="module")
+def fake():
+    server = FakeUpstream().start()
+    yield server
+    server.stop()
+
+
+def fill_form(page, server, fake, model: str) -> None:
+    page.goto(server.url + "/live")
+    page.get_by_test_id("live-base-url").fill(fake.url)
+    page.get_by_test_id("live-model").fill(model)
+    page.get_by_test_id("live-api-key").fill("sk-browser-canary-0123456789")
+
+
+def test_run_watch_live_stop_midway_and_replay(page, server, fake, browser, shot):
+    fill_form(page, server, fake, "slow:80")
+    preview = page.get_by_test_id("live-preview").text_content()
+    assert (
+        "Authorization: Bearer sk-…6789" in preview
+        and "sk-browser-canary-0123456789" not in preview
+    )
+    assert '"stream": true' in preview
+    page.get_by_test_id("live-run").click()
+    wait_until(page, "document.querySelector('#player').dataset.state === 'live'")
+    wait_until(
+        page,
+        "(document.querySelector('[data-testid=choice-text]')?.textContent || '').includes('word3')",
+    )
+    first = choice_texts(page)[0]
+    time.sleep(0.5)
+    assert len(choice_texts(page)[0]) > len(first), "tokens should keep arriving live"
+    shot(page, "live-streaming")
+    # Someone follows the share link from another browser while it streams.
+    link = page.get_by_test_id("live-share-link").get_attribute("href")
+    other = browser.new_context()
+    follower = other.new_page()
+    errors = watch(follower)
+    follower.goto(server.url + link)
+    wait_until(follower, "document.querySelector('#player').dataset.live === 'true'")
+    wait_until(
+        follower,
+        "(document.querySelector('[data-testid=choice-text]')?.textContent || '').length > 0",
+    )
+    # Stop midway: the upstream sees its connection closed within a second.
+    stopped_at = time.monotonic()
+    # force: skip Playwright's wait for a still layout (the page keeps growing while it streams)
+    page.get_by_test_id("live-stop").click(force=True)
+    clicked_at = time.monotonic()
+    how, when = fake.wait_end("slow:80")
+    assert how == "closed" and when - stopped_at < 1.0, (clicked_at - stopped_at, when - stopped_at)
+    wait_until(page, "document.querySelector('#player').dataset.endReason === 'cancelled'")
+    assert "cancelled" in page.get_by_test_id("player-status").text_content()
+    assert page.get_by_test_id("finish-reason").text_content() == "finish: none"
+    final = choice_texts(page)[0]
+    assert final.startswith("word0 word1") and "word79" not in final
+    shot(page, "live-stopped")
+    wait_until(follower, "document.querySelector('#player').dataset.endReason === 'cancelled'")
+    assert choice_texts(follower) == [final]
+    errors.check()
+    other.close()
+    # The recording replays like any capture, with its timing.
+    page.goto(server.url + link)
+    page.wait_for_selector('#player[data-loaded="true"]', state="attached")
+    assert page.get_by_test_id("capture-format").text_content().startswith("format: timed")
+    page.get_by_test_id("player-speed").select_option("max")
+    page.get_by_test_id("player-play").click()
+    page.wait_for_selector('#player[data-state="ended"]', state="attached")
+    assert choice_texts(page) == [final]
+    assert (
+        page.locator('[data-testid="metrics"] [data-metric="ttft_ms"]').get_attribute("data-value")
+        != ""
+    )
+    shot(page, "live-recording-replayed")
+
+
+def test_a_fault_is_shown_in_the_page(page, server, fake):
+    fill_form(page, server, fake, "html")
+    page.get_by_test_id("live-run").click()
+    wait_until(page, "document.querySelector('#player').dataset.endReason === 'error'", timeout=15)
+    assert "an HTML page" in page.get_by_test_id("player-status").text_content()
+    # the page shows the upstream's HTML as text, and runs none of it
+    assert (
+        page.evaluate("document.querySelectorAll('#player h1 + p script, .stream script').length")
+        == 0
+    )
+
+
+def test_models_button_fills_the_list(page, server, fake):
+    fill_form(page, server, fake, "")
+    page.get_by_test_id("live-list-models").click()
+    wait_until(page, "document.querySelectorAll('#live-models option').length > 0")
+    assert "fake-small" in page.evaluate(
+        "[...document.querySelectorAll('#live-models option')].map(o => o.value)"
+    )
+
+
+def test_settings_are_remembered_but_never_the_key(page, server, fake):
+    fill_form(page, server, fake, "slow:3")
+    page.locator('input[name="temperature"]').fill("0.7")
+    page.reload()
+    assert page.get_by_test_id("live-base-url").input_value() == fake.url
+    assert page.get_by_test_id("live-model").input_value() == "slow:3"
+    assert page.locator('input[name="temperature"]').input_value() == "0.7"
+    assert page.get_by_test_id("live-api-key").input_value() == ""
+    assert "sk-browser-canary" not in page.evaluate("JSON.stringify(localStorage)")
