@@ -132,7 +132,7 @@ def test_a_live_run_is_streamed_recorded_and_replayable(server, fake):
     )
     assert plain(assemble(capture.streams[0].events))["choices"] == summary["completion"]["choices"]
     assert b'"type":"response"' in raw
-    status, _, page = request(server, "GET", f"/c/{info['capture']}")
+    status, _, _ = request(server, "GET", f"/c/{info['capture']}")
     assert status == 200
     # The key was used upstream, and is nowhere else.
     assert fake.requests[-1]["headers"]["authorization"] == f"Bearer {CANARY}"
