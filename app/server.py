@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 from typing import Any
 
 from werkzeug.serving import make_server
 
 from . import create_app
+from .web import logs
 
 
 def serve(overrides: dict[str, Any]) -> int:
     app = create_app(overrides)
     settings = app.config["STREAMSCOPE"]
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs.configure()
     server = make_server(settings["host"], settings["port"], app, threaded=True)
     host, port = server.server_address[:2]
     print(f"Streamscope {app.name} listening on http://{host}:{port}/", flush=True)

@@ -1,11 +1,13 @@
 """Browser benchmark: the player page in headless Chromium, on a real ``streamscope serve``.
 
 One run, one server (free loopback port, temporary data dir, stopped at the end), Debian's
-Chromium driven by Playwright. Prints the command, the machine and a Markdown table; exits 1
-when a target is missed.
+Chromium driven by Playwright. Prints the command, the machine, a Markdown table and how much
+CPU other processes took during the run (the numbers are only meaningful on a quiet machine);
+exits 1 when a target is missed.
 
-    python bench/bench_player.py                    # all measures, about 2-3 minutes
-    python bench/bench_player.py --skip-playback    # only the jumps
+    python bench/bench_player.py                    # all measures, about 3-4 minutes
+    python bench/bench_player.py --skip-playback    # only the jumps (or --skip-jumps)
+    python bench/bench_player.py --profile          # plus CDP CPU profiles: where time goes
     python bench/bench_player.py --json bench/out/bench_player.json
 
 Measures
@@ -15,31 +17,36 @@ Measures
   the page is idle (no long task for 0.5 s), the heap is collected (CDP
   ``HeapProfiler.collectGarbage``) and End is pressed. Times are taken in the page with
   ``performance.now()``: from the ``keydown`` of End (a capturing listener on ``window``, so it
-  runs before the page's own handler) to *settled* (``data-rendering`` removed, or the
-  keydown's task finished, with ``renderer.rendered === renderer.target === timeline.length``)
-  and to *painted* (the first animation frame after settling starts: the settled DOM has had
-  its style, layout and paint). The target uses *painted*. Repeated ``--repeat`` times (Home
-  between runs, which rewinds the DOM to empty); the value is the median, the runs are listed.
-  After each jump the page must hold exactly one ``[data-testid=token]`` per token.
+  runs before the page's own handler) to *settled* (no ``[data-rendering]`` element left (the
+  renderer sets it on the streams element), ``renderer.busy`` false and
+  ``renderer.rendered === renderer.target === timeline.length``) and to *painted* (the first
+  animation frame after settling starts: the settled DOM has had its style, layout and paint).
+  The targets use *painted*. Repeated ``--repeat`` times (default 5; Home between runs, which
+  rewinds the DOM to empty); the value is the median, the runs are listed. After each jump the
+  page must hold exactly one ``[data-testid=token]`` per token.
   Targets: painted(100k) <= 10x painted(10k); painted(100k) < 2 s; no long task (a
   ``PerformanceObserver`` of ``longtask`` entries) over 200 ms from the keydown to painted.
   One extra, instrumented jump per capture (not counted) wraps ``renderer._step`` and
   ``renderer._apply`` to split each frame into JS (applying a slice) and the rest (style,
   layout, paint, GC, waiting for the frame), reported for information.
-* Playback at 1x. A ``streamscope.timed`` capture of 12,000 tokens at 200 tokens/s (first token at
-  350 ms, Gaussian jitter sd 1.5 ms, 3% of events coalesced into the previous read), so about
+* Playback at 1x. A ``streamscope.timed`` capture of 12,000 tokens at 200 tokens/s (first token
+  at 350 ms, Gaussian jitter sd 1.5 ms, 3% of events coalesced into the previous read), so about
   60 s. Space starts it (its ``keydown`` time is the play time). ``renderer.moveTo`` is wrapped
   at run time to record when the last token event is applied, and how late the earliest newly
   applied event of each frame is (player clock minus its time: the per-frame lag). Drift =
-  (time the last token was applied) - (play time + last token's ``t``), in ms per minute played;
-  target < 50 ms/min. Long tasks from play to ended: target none over 50 ms. A requestAnimationFrame
-  loop (from the init script, so it runs before the player's frame) samples how stale the screen
-  is at the start of each frame: information, as are the frame intervals.
+  (time the last token was applied) - (play time + last token's ``t``), in ms per minute
+  played; target < 50 ms/min. The player's clock is the wall clock, so this is the lateness of
+  the last frame rather than an accumulated error; the trend of the median lateness (first vs
+  last 10 s) is shown for information. Long tasks from play to the last token: target none
+  over 50 ms. A requestAnimationFrame loop (from the init script, so it runs before the
+  player's frame) samples how stale the screen is at the start of each frame: information, as
+  are the frame intervals.
 
 The instrumentation is injected with ``page.add_init_script`` (Playwright adds it through the
 DevTools protocol, so the page's CSP, which forbids eval, does not apply) and checked at start:
 a 120 ms busy task must show up as a long task. Polling uses ``page.evaluate`` (the CSP forbids
-``page.wait_for_function``).
+``page.wait_for_function``). Nothing under app/, static/ or templates/ is changed: the wrappers
+are installed at run time on the objects ``window.streamscope`` exposes.
 """
 
 from __future__ import annotations
@@ -185,7 +192,7 @@ WRAP_PLAY = r"""
     if (tl.events[g].kind === "text" || tl.events[g].kind === "logprobs") { last = g; break; }
   }
   B.play = { lastTokenG: last, lastTokenTime: tl.times[last], duration: tl.duration, length: tl.length,
-             appliedAt: null, lateness: [], calls: 0 };
+             appliedAt: null, lateness: [], applied: [], calls: 0 };
   const moveTo = r.moveTo;
   r.moveTo = function (cursor, previous) {
     const from = this.rendered;
@@ -194,6 +201,7 @@ WRAP_PLAY = r"""
     if (p.state === "playing" && this.rendered > from) {
       P.calls++;
       P.lateness.push(p.time() - tl.times[from]);
+      P.applied.push(performance.now(), tl.times[from]);
       if (P.appliedAt === null && this.rendered > P.lastTokenG) P.appliedAt = performance.now();
     }
   };
@@ -442,38 +450,171 @@ def jump_once(page, cdp, instrument: bool = False) -> dict[str, Any]:
     return result
 
 
-def profile_jump(page, cdp, top: int = 25) -> list[tuple[float, str]]:
-    """One End jump under the CDP sampling profiler: self time per function, largest first.
-    Style, layout and paint are not JavaScript: they show as "(program)"."""
-    cdp.send("HeapProfiler.collectGarbage")
-    wait_idle(page, quiet_ms=400)
+def summarize_profile(profile: dict, top: int) -> dict[str, Any]:
+    """A CDP CPU profile as self and inclusive (total) ms per function, largest first.
+    Style, layout, paint and GC outside JS show as "(program)" / "(garbage collector)"."""
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    parent = {c: n["id"] for n in profile["nodes"] for c in n.get("children", [])}
+
+    def key(node: dict) -> str:
+        frame = node["callFrame"]
+        url = frame["url"].rsplit("/static/", 1)[-1]
+        name = frame["functionName"] or "(anonymous)"
+        return f"{name} {url}:{frame['lineNumber'] + 1}" if url else name
+
+    self_us: dict[str, float] = {}
+    total_us: dict[str, float] = {}
+    for node_id, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        k = key(nodes[node_id])
+        self_us[k] = self_us.get(k, 0.0) + delta
+        seen: set[str] = set()
+        walk: int | None = node_id
+        while walk is not None:
+            k = key(nodes[walk])
+            if k not in seen and k != "(root)":
+                total_us[k] = total_us.get(k, 0.0) + delta
+                seen.add(k)
+            walk = parent.get(walk)
+    busy = sum(v for k, v in self_us.items() if k != "(idle)") / 1000
+
+    def rows(d: dict[str, float]) -> list[tuple[float, str]]:
+        return [(v / 1000, k) for k, v in sorted(d.items(), key=lambda kv: -kv[1])[:top]]
+
+    return {"busy_ms": busy, "self": rows(self_us), "total": rows(total_us)}
+
+
+def start_profiler(cdp) -> None:
     cdp.send("Profiler.enable")
     cdp.send("Profiler.setSamplingInterval", {"interval": 200})
     cdp.send("Profiler.start")
+
+
+def stop_profiler(cdp) -> dict:
+    profile = cdp.send("Profiler.stop")["profile"]
+    cdp.send("Profiler.disable")
+    return profile
+
+
+def profile_jump(page, cdp, top: int = 25) -> dict[str, Any]:
+    """One End jump under the CDP sampling profiler (not counted in the measures)."""
+    cdp.send("HeapProfiler.collectGarbage")
+    wait_idle(page, quiet_ms=400)
+    start_profiler(cdp)
     page.evaluate(
         "() => { const B = window.__bench; B.jump = {key: 'End', t0: null, settled: null,"
         " painted: null, renderingOn: null, renderingOff: null}; }"
     )
     page.keyboard.press("End")
     wait_for(page, "() => window.__bench.jump.painted !== null", 60, interval_ms=25)
-    profile = cdp.send("Profiler.stop")["profile"]
-    cdp.send("Profiler.disable")
+    profile = stop_profiler(cdp)
     painted = page.evaluate("() => window.__bench.jump.painted - window.__bench.jump.t0")
     page.keyboard.press("Home")
     wait_for(page, "() => window.streamscope.renderer.rendered === 0", 30)
-    nodes = {n["id"]: n for n in profile["nodes"]}
-    self_us: dict[str, float] = {}
-    for node_id, delta in zip(profile["samples"], profile["timeDeltas"]):
-        frame = nodes[node_id]["callFrame"]
-        url = frame["url"].rsplit("/static/", 1)[-1]
-        name = frame["functionName"] or "(anonymous)"
-        key = f"{name} {url}:{frame['lineNumber'] + 1}" if url else name
-        self_us[key] = self_us.get(key, 0.0) + delta
-    total = sum(v for k, v in self_us.items() if k != "(idle)")
-    rows = sorted(self_us.items(), key=lambda kv: -kv[1])[:top]
-    return [(painted, f"profiled jump {fmt_ms(painted)}, busy {fmt_ms(total / 1000)}")] + [
-        (v / 1000, k) for k, v in rows
-    ]
+    out = summarize_profile(profile, top)
+    out["title"] = f"one End jump, {fmt_ms(painted)} under the profiler"
+    return out
+
+
+def profile_playback(page, cdp, seconds: float = 10, top: int = 25) -> dict[str, Any]:
+    """``seconds`` of 1x playback from the start under the profiler (after the measured run)."""
+    page.keyboard.press("Home")
+    cdp.send("HeapProfiler.collectGarbage")
+    wait_idle(page, quiet_ms=400)
+    start_profiler(cdp)
+    page.keyboard.press(" ")
+    page.wait_for_timeout(int(seconds * 1000))
+    page.keyboard.press(" ")
+    profile = stop_profiler(cdp)
+    out = summarize_profile(profile, top)
+    out["title"] = f"{seconds:.0f} s of 1x playback"
+    return out
+
+
+class CpuMeter:
+    """Machine-wide CPU time (/proc/stat) against this bench's own processes (itself, the server,
+    the Playwright driver and every Chromium process, read from /proc/<pid>/stat, reaped
+    children included), to say how much other processes competed for the cores."""
+
+    def __init__(self) -> None:
+        self.start_stat = self._stat()
+        self.start_mine = self._mine()
+        self.end: tuple[float, tuple[float, float, float], float] | None = None
+
+    @staticmethod
+    def _stat() -> tuple[float, float, float]:
+        try:
+            fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        except OSError:
+            return (0.0, 0.0, 0.0)
+        tick = os.sysconf("SC_CLK_TCK")
+        user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+        busy = user + nice + system + irq + softirq
+        return (busy / tick, (idle + iowait) / tick, steal / tick)
+
+    @staticmethod
+    def _mine() -> float:
+        """CPU seconds of this process and all its live descendants (with their reaped ones)."""
+        import resource
+
+        tick = os.sysconf("SC_CLK_TCK")
+        children: dict[int, list[int]] = {}
+        cpu: dict[int, float] = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                rest = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            pid = int(entry.name)
+            children.setdefault(int(rest[1]), []).append(pid)
+            cpu[pid] = sum(int(x) for x in rest[11:15]) / tick  # utime stime cutime cstime
+        total = 0.0
+        stack = list(children.get(os.getpid(), []))
+        while stack:
+            pid = stack.pop()
+            total += cpu.get(pid, 0.0)
+            stack.extend(children.get(pid, []))
+        me = resource.getrusage(resource.RUSAGE_SELF)
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return total + me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+    @classmethod
+    def busy_share(cls, seconds: float) -> float:
+        """Share of all cores busy (any process) over the next ``seconds``."""
+        busy0, idle0, _ = cls._stat()
+        time.sleep(seconds)
+        busy1, idle1, _ = cls._stat()
+        total = (busy1 - busy0) + (idle1 - idle0)
+        return (busy1 - busy0) / total if total > 0 else 0.0
+
+    def stop(self, wall: float) -> None:
+        """Call while the server and Chromium still run (their CPU is read from /proc)."""
+        self.end = (self._mine(), self._stat(), wall)
+
+    def others(self) -> tuple[float, float, float, float]:
+        """(mine, others, steal, wall) over the run, in CPU-seconds and seconds."""
+        assert self.end is not None
+        mine1, (busy1, _, steal1), wall = self.end
+        busy0, _, steal0 = self.start_stat
+        mine = mine1 - self.start_mine
+        return mine, max(0.0, (busy1 - busy0) - mine), steal1 - steal0, wall
+
+    def others_share(self) -> float:
+        _, others, _, wall = self.others()
+        return others / wall / (os.cpu_count() or 1)
+
+    def report(self) -> str:
+        if self.end is None or not self.end[1][0]:
+            return "cpu: not measured"
+        mine, others, steal, wall = self.others()
+        cores = os.cpu_count() or 1
+        return (
+            f"cpu during the run: this bench's processes (Python, server, Chromium) {mine:.0f} "
+            f"CPU-s; other processes {others:.0f} CPU-s ({others / wall / cores:.0%} of "
+            f"{cores} cores over {wall:.0f} s); hypervisor steal {steal:.0f} CPU-s; "
+            f"loadavg now {'/'.join(f'{x:.2f}' for x in os.getloadavg())}"
+        )
 
 
 def measure_jumps(
@@ -494,8 +635,10 @@ def measure_jumps(
     return out
 
 
-def measure_playback(context, url: str, expected_ms: float) -> dict[str, Any]:
-    page, cdp, wall = open_capture(context, url)
+def measure_playback(
+    context, url: str, expected_ms: float, profile: bool = False
+) -> dict[str, Any]:
+    page, cdp, _wall = open_capture(context, url)
     out: dict[str, Any] = {"load_ms": page.evaluate("() => window.__bench.loadedAt")}
     cdp.send("HeapProfiler.collectGarbage")
     wait_idle(page, quiet_ms=500)
@@ -523,13 +666,15 @@ def measure_playback(context, url: str, expected_ms: float) -> dict[str, Any]:
         const stamps = B.frame.stamps.filter((t) => t >= play && t <= P.appliedAt + 1);
         const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
         return { play, appliedAt: P.appliedAt, lastTokenTime: P.lastTokenTime, duration: P.duration,
-                 lateness: P.lateness, calls: P.calls, longtasks: tasks.map((e) => e.duration),
+                 lateness: P.lateness, applied: P.applied, calls: P.calls, longtasks: tasks.map((e) => e.duration),
                  gaps, stale: B.frame.samples,
                  tokens: document.querySelectorAll('[data-testid="token"]').length,
                  rendered: window.streamscope.renderer.rendered, length: window.streamscope.timeline.length };
     }"""
     )
     out.update(result)
+    if profile:
+        out["profile"] = profile_playback(page, cdp)
     out["errors"] = list(page.errors)
     page.close()
     return out
@@ -635,6 +780,21 @@ def playback_rows(table: Table, m: dict, rate: float, tokens: int) -> None:
         "< 50 ms/min",
         abs(per_min) < 50,
     )
+    # Drift as a slope, robust to stalls: how late each frame's earliest new event is on the
+    # wall clock (keydown of Space + its t), median over the first vs the last 10 s.
+    pairs = m["applied"]
+    late = [
+        (pairs[i] - m["play"], pairs[i] - m["play"] - pairs[i + 1]) for i in range(0, len(pairs), 2)
+    ]
+    span = late[-1][0] - late[0][0] if late else 0
+    if span > 30000:
+        first = statistics.median(v for w, v in late if w - late[0][0] <= 10000)
+        last = statistics.median(v for w, v in late if late[-1][0] - w <= 10000)
+        slope = (last - first) / ((span - 10000) / 60000)
+        table.row(
+            "  lateness trend: median wall-clock lateness, first vs last 10 s",
+            f"{first:.1f} ms -> {last:.1f} ms ({slope:+.1f} ms/min)",
+        )
     tasks = m["longtasks"]
     table.row(
         "  long tasks during playback",
@@ -677,19 +837,34 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Streamscope player benchmark (Chromium)")
     parser.add_argument("--big", type=int, default=100_000, help="tokens (default 100000)")
     parser.add_argument("--small", type=int, default=10_000, help="tokens (default 10000)")
-    parser.add_argument("--repeat", type=int, default=3, help="jumps per capture (default 3)")
+    parser.add_argument("--repeat", type=int, default=5, help="jumps per capture (default 5)")
     parser.add_argument("--play-tokens", type=int, default=12_000)
     parser.add_argument("--rate", type=float, default=200.0, help="tokens/s (default 200)")
     parser.add_argument("--skip-playback", action="store_true")
     parser.add_argument("--skip-jumps", action="store_true")
     parser.add_argument(
-        "--profile", action="store_true", help="also profile one big jump (CDP), print hot spots"
+        "--profile",
+        action="store_true",
+        help="also profile one big jump and 10 s of playback (CDP), print hot spots",
+    )
+    parser.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=30.0,
+        help="wait up to this many seconds for the machine to be idle first (default 30)",
     )
     parser.add_argument("--json", type=Path, help="also write the raw results here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
 
+    if args.wait_quiet > 0:
+        deadline = time.monotonic() + args.wait_quiet
+        while (share := CpuMeter.busy_share(3.0)) > 0.2 and time.monotonic() < deadline:
+            print(
+                f"machine busy ({share:.0%} of the cores): waiting for it to calm down", flush=True
+            )
     started = time.perf_counter()
+    cpu = CpuMeter()
     if not Path(CHROMIUM).exists():
         print(f"Chromium not found at {CHROMIUM}", file=sys.stderr)
         return 2
@@ -741,10 +916,13 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"instrumentation: {small['selftest']}")
                     results["small"], results["big"] = small, big
                 if not args.skip_playback:
-                    play = measure_playback(context, urls["timed"], timed["last_token_t"])
+                    play = measure_playback(
+                        context, urls["timed"], timed["last_token_t"], args.profile
+                    )
                     results["play"] = play
                 context.close()
             finally:
+                cpu.stop(time.perf_counter() - started)
                 browser.close()
 
         print()
@@ -768,17 +946,31 @@ def main(argv: list[str] | None = None) -> int:
             "each); times from performance.now() in the page; "
             f"total bench time {time.perf_counter() - started:.0f} s"
         )
-        if args.profile and "big" in results:
-            print(f"\nCPU profile of one End jump on {args.big:,} tokens (self time):")
-            for ms, name in results["big"]["profile"]:
-                print(f"  {ms:8.1f} ms  {name}")
+        print(cpu.report())
+        if cpu.end is not None and cpu.others_share() > 0.15:
+            print(
+                "WARNING: other processes competed for the CPU during this run; the times are "
+                "inflated and noisy. Rerun on a quiet machine before trusting them."
+            )
+        if args.profile:
+            for name in ("big", "play"):
+                prof = results.get(name, {}).get("profile")
+                if not prof:
+                    continue
+                print(
+                    f"\nCPU profile (CDP, 200 us sampling) of {prof['title']}: main thread busy "
+                    f"{fmt_ms(prof['busy_ms'])}"
+                )
+                print("  self ms | function                  || total ms | function")
+                for (ms, fn), (tms, tfn) in zip(prof["self"], prof["total"], strict=False):
+                    print(f"  {ms:7.1f} | {fn:40.40s} || {tms:7.1f} | {tfn}")
         for error in errors[:10]:
             print(f"page error: {error}")
         if args.json:
             args.json.parent.mkdir(parents=True, exist_ok=True)
             slim = json.loads(json.dumps(results))
             for m in slim.values():
-                for key in ("lateness", "stale", "gaps"):
+                for key in ("lateness", "stale", "gaps", "applied"):
                     if key in m:
                         m[key] = {
                             "max": max(m[key], default=0),

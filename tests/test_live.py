@@ -9,16 +9,15 @@ import sys
 import time
 
 import pytest
-from simple_websocket import Client
 
 from app.captures import read_capture
 from app.domain.assemble import assemble, plain
-from app.protocol import SUBPROTOCOL
 
 from .fake_upstream import FakeUpstream
 from .helpers import corpus
 from .live_server import LiveServer
 from .test_api import request
+from .wsclient import connect as ws_connect
 
 CANARY = "sk-canary-7f3c9e1d2b4a6f8e0c1d3e5f7a9b"
 
@@ -44,19 +43,14 @@ def server(tmp_path_factory):
     live.stop()
 
 
-def connect(server) -> Client:
-    return Client.connect(
-        f"ws://127.0.0.1:{server.port}/ws",
-        subprotocols=[SUBPROTOCOL],
-        headers={"Origin": "http://127.0.0.1"},
-    )
+def connect(server):
+    return ws_connect(server.port)
 
 
 def start(
     server, fake, model: str, *, base_url: str | None = None, key: str | None = CANARY, **extra
-) -> Client:
+) -> object:
     ws = connect(server)
-    assert json.loads(ws.receive(timeout=5))["type"] == "hello"
     message = {
         "type": "start",
         "base_url": base_url or fake.url,
@@ -74,7 +68,7 @@ def start(
     return ws
 
 
-def collect(ws: Client, until: str = "end", timeout: float = 30) -> list[dict]:
+def collect(ws, until: str = "end", timeout: float = 30) -> list[dict]:
     messages, deadline = [], time.monotonic() + timeout
     while time.monotonic() < deadline:
         text = ws.receive(timeout=1)
@@ -152,7 +146,6 @@ def test_a_share_link_opened_mid_run_gets_everything_so_far_then_follows(server,
     capture_id = started(first)["capture"]
     time.sleep(0.8)
     viewer = connect(server)
-    viewer.receive(timeout=5)
     viewer.send(json.dumps({"type": "open", "source": {"capture": capture_id}}))
     seen = collect(viewer)
     rest = collect(ws)

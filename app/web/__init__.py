@@ -13,9 +13,11 @@ from ..live.upstream import Timeouts
 from ..storage import open_store
 from ..storage.factory import default_url
 from . import config as config_module
-from . import errors, security
+from . import errors, logs, security
+from .admission import Admission
 from .api import api
 from .live import live
+from .ops import ops
 from .pages import pages
 from .resources import web_dir
 from .sources import Sources
@@ -56,10 +58,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         store, limits, settings["max_concurrent_imports"]
     )
     app.extensions["streamscope.live"] = live_service(store, settings)
+    app.extensions["streamscope.admission"] = Admission(
+        settings["ws_capacity"], settings["ws_per_client"], settings["ws_rate"], settings["ws_burst"]
+    )
     errors.install(app)
+    logs.install(app)
     security.install(app)
     app.register_blueprint(pages)
     app.register_blueprint(api)
     app.register_blueprint(live)
+    app.register_blueprint(ops)
     sock.init_app(app)
     return app

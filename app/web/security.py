@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, g, request
 
 from ..protocol import SUBPROTOCOL
 from .errors import BadRequest, Forbidden
@@ -49,6 +49,15 @@ def install(app: Flask) -> None:
     def _handshake() -> None:
         if request.path == WS_PATH:
             check_websocket_handshake(allowed)
+            client = request.remote_addr or "?"
+            current_app.extensions["streamscope.admission"].enter(client)  # 503 / 429 before any upgrade
+            g.admitted = client
+
+    @app.teardown_request
+    def _release(_exc: BaseException | None) -> None:
+        client = g.pop("admitted", None)
+        if client is not None:
+            current_app.extensions["streamscope.admission"].leave(client)
 
     @app.after_request
     def _headers(response: Response) -> Response:

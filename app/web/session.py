@@ -46,6 +46,8 @@ class Session:
         self.sources = sources
         self.settings = settings
         self.live = live
+        self.kind = "none"  # replay, live-start, live-follow: for the log line
+        self.source_name: str | None = None
         self.loaded: Loaded | None = None
 
     def run(self) -> None:
@@ -63,6 +65,7 @@ class Session:
             self._error("timeout", "no open message came")
             return
         if first.get("type") == "start" and self.live is not None:
+            self.kind = "live-start"
             self._start(first)
             return
         if first.get("type") != "open" or not isinstance(first.get("source"), dict):
@@ -74,7 +77,9 @@ class Session:
             if self.live and isinstance(capture_id, str)
             else None
         )
+        self.source_name = str(first["source"].get("demo") or capture_id)
         if run is not None:
+            self.kind = "live-follow"
             record = self.sources.store.get(capture_id)
             self._follow(run, record.title if record else "Live run", starter=False)
             return
@@ -83,6 +88,7 @@ class Session:
         except StreamscopeError as exc:
             self._error(exc.code, exc.message)
             return
+        self.kind = "replay"
         self.send_capture(self.loaded)
         self._serve_requests()
 
@@ -97,6 +103,7 @@ class Session:
             self._error("bad_run", str(exc))
             return
         run = started.run
+        self.source_name = run.capture_id
         self._send(
             encode(
                 "status",

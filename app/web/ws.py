@@ -14,6 +14,7 @@ import contextlib
 import logging
 import socket
 import threading
+import time
 from typing import Any
 
 from flask import current_app
@@ -21,6 +22,7 @@ from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
 from ..protocol import SUBPROTOCOL, encode
+from . import logs
 from .security import WS_PATH
 from .session import Session
 
@@ -63,28 +65,80 @@ def websocket(ws: Any) -> None:
     settings = current_app.config["STREAMSCOPE"]
     ws.sock = GuardedSocket(ws.sock, settings["ws_send_timeout"])
     extensions = current_app.extensions
-    session = Session(
-        ws.send,
-        ws.receive,
-        extensions["streamscope.sources"],
-        settings,
-        extensions["streamscope.live"],
-    )
+    counter = SendCounter(ws.send)
+    session = Session(counter, Receiver(ws), extensions["streamscope.sources"], settings, extensions["streamscope.live"])
+    started, ended = time.monotonic(), "closed by the page"
     try:
         session.run()
+        ended = "done"
     except (ConnectionClosed, OSError) as exc:
+        ended = f"connection closed ({type(exc).__name__})"
         log.info("websocket closed: %s", type(exc).__name__)
     except Exception:
         # After the upgrade an HTTP 500 would corrupt the stream: say it in the protocol.
+        ended = "server error"
         log.exception("websocket session failed")
         with contextlib.suppress(ConnectionClosed, OSError):
-            ws.send(
-                encode("error", code="internal", message="the server failed; it has been logged")
-            )
+            ws.send(encode("error", code="internal", message="the server failed; it has been logged"))
     finally:
-        # Mark it closed first: flask-sock then skips its own close frame, which would wait
-        # another send timeout on a viewer that does not read.
+        if ended == "done" and ws.connected:
+            with contextlib.suppress(ConnectionClosed, OSError):
+                ws.close()  # a proper close frame for a page that is still reading
+        # Marked closed, flask-sock skips its own close frame (which would wait another send
+        # timeout on a viewer that does not read). The shutdown also stops the dev server from
+        # writing an HTTP response line into the upgraded connection afterwards.
         ws.connected = False
         with contextlib.suppress(OSError):
+            ws.sock.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
             ws.sock.close()
+        logs.event(
+            "stream",
+            kind=session.kind,
+            source=session.source_name,
+            messages=counter.messages,
+            bytes=counter.bytes,
+            seconds=round(time.monotonic() - started, 3),
+            ended=ended,
+            client=logs.client_address(),
+        )
     raise ConnectionClosed()
+
+
+class Receiver:
+    """``receive`` in slices of a second, checking that the connection is still up.
+
+    simple-websocket can miss its own wake-up when a connection closes (it sets its event before
+    it marks itself disconnected, and a waiting ``receive`` clears the event in between); a
+    plain ``receive(None)`` would then wait forever on a closed connection."""
+
+    SLICE = 1.0
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+
+    def __call__(self, timeout: float | None) -> str | bytes | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = self.SLICE if deadline is None else max(0.0, min(self.SLICE, deadline - time.monotonic()))
+            message = self.ws.receive(timeout=left)
+            if message is not None:
+                return message
+            if not self.ws.connected:
+                raise ConnectionClosed(self.ws.close_reason, self.ws.close_message)
+            if deadline is not None and time.monotonic() >= deadline:
+                return None
+
+
+class SendCounter:
+    """Counts what a session sends, for its log line."""
+
+    def __init__(self, send: Any) -> None:
+        self._send = send
+        self.messages = 0
+        self.bytes = 0
+
+    def __call__(self, text: str) -> None:
+        self._send(text)
+        self.messages += 1
+        self.bytes += len(text)

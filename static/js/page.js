@@ -46,11 +46,16 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
   });
   root.querySelector('[data-action="help-close"]').addEventListener("click", () => (help.hidden = true));
 
-  renderer.onSettled = (cursor) => {
-    let last = cursor - 1;
+  const followRaw = () => {
+    let last = renderer.rendered - 1;
     while (last >= 0 && timeline.events[last].raw < 0) last--;
     const event = timeline.events[last];
     rawView.follow(event ? event.stream : 0, event ? event.raw : null);
+  };
+  renderer.onSettled = () => {
+    // While a run streams, the raw view stays where it is (it catches up at the end): moving
+    // its window costs a raw_request and two rebuilds of its list per token.
+    if (player.state !== State.LIVE || timeline.complete) followRaw();
     screen.tick(player.time());
   };
 
@@ -59,7 +64,16 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
     status.dataset.kind = kind;
   }
 
+  let totalsDirty = false;
+  function updateTotals() {
+    if (!totalsDirty) return;
+    totalsDirty = false;
+    rawView.setTotals(timeline.streams.map((s) => s.raw.t.length));
+    transport.setDuration(timeline.duration);
+  }
+
   player.onChange(() => {
+    updateTotals();
     root.dataset.state = player.state;
     if (player.state === State.ENDED) say("Played to the end.");
   });
@@ -91,13 +105,11 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
       timeline.addRawMeta(message);
     },
     events(message) {
-      if (message.raw) {
-        timeline.addRawRows(message.stream, message.raw);
-        rawView.setTotals(timeline.streams.map((s) => s.raw.t.length));
-      }
+      if (message.raw) timeline.addRawRows(message.stream, message.raw);
       timeline.addEvents(message.stream, message.events);
+      if (message.raw) totalsDirty = true;
+      if (player.state !== State.LIVE) updateTotals();
       player.dataArrived();
-      if (message.raw) transport.setDuration(timeline.duration);
     },
     summary(message) {
       timeline.setSummary(message);

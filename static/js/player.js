@@ -60,14 +60,28 @@ export class Player {
 
   dataArrived() {
     if (this.state === State.LIVE) {
-      this.clock.set(this.timeline.duration);
-      this._moveTo(this.timeline.length);
-      if (this.timeline.complete) this.state = State.ENDED;
-      this._emit();
+      if (!this.timeline.complete) {
+        // One screen update per animation frame, however many messages arrive before it.
+        if (!this._livePending) {
+          this._livePending = true;
+          this.requestFrame(() => this._liveFrame());
+        }
+        return;
+      }
+      this._liveFrame();
       return;
     }
     if (this.state === State.LOADING && this.timeline.length) this.state = State.PAUSED;
     if (this.state === State.ENDED && this.cursor < this.timeline.length) this.state = State.PAUSED;
+    this._emit();
+  }
+
+  _liveFrame() {
+    this._livePending = false;
+    if (this.state !== State.LIVE) return;
+    this.clock.set(this.timeline.duration);
+    this._moveTo(this.timeline.length);
+    if (this.timeline.complete) this.state = State.ENDED;
     this._emit();
   }
 

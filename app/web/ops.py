@@ -1,0 +1,33 @@
+"""Operations: ``GET /healthz`` for probes."""
+
+from __future__ import annotations
+
+import time
+
+from flask import Blueprint, Response, current_app, jsonify
+
+from .. import __version__
+
+ops = Blueprint("ops", __name__)
+STARTED = time.time()
+
+
+@ops.get("/healthz")
+def healthz() -> tuple[Response, int]:
+    extensions = current_app.extensions
+    try:
+        extensions["streamscope.store"].get("healthz-probe")
+        store = "ok"
+    except Exception as exc:  # the probe must answer, whatever the store does
+        store = f"error: {type(exc).__name__}"
+    admission = extensions["streamscope.admission"]
+    body = {
+        "status": "ok" if store == "ok" else "degraded",
+        "version": __version__,
+        "uptime_s": round(time.time() - STARTED, 1),
+        "websockets": admission.active,
+        "websocket_capacity": admission.capacity,
+        "live_runs": len(extensions["streamscope.live"].registry),
+        "store": store,
+    }
+    return jsonify(body), 200 if store == "ok" else 503
