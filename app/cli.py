@@ -45,11 +45,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .server import serve
-
     overrides = {"host": args.host, "port": args.port, "data_dir": args.data_dir}
     if args.public:
         overrides["public"] = True
+    if args.production:
+        from .production import serve_production
+
+        return serve_production(overrides, args.workers, args.threads)
+    from .server import serve
+
     return serve(overrides)
 
 
@@ -78,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=None, help="port (default 5000; 0 picks one)")
     serve.add_argument("--data-dir", default=None, help="where the SQLite store lives")
     serve.add_argument("--public", action="store_true", help="apply the public network policy")
+    serve.add_argument("--production", action="store_true", help="gunicorn with threaded workers")
+    serve.add_argument("--workers", type=int, default=1, help="gunicorn workers (production)")
+    serve.add_argument("--threads", type=int, default=64, help="threads per worker (production)")
     serve.set_defaults(run=cmd_serve)
     rec = commands.add_parser("record", help="stream one request and write it as a timed capture")
     rec.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1")

@@ -10,7 +10,9 @@ from app.protocol import SUBPROTOCOL
 
 
 class Client:
-    def __init__(self, url: str, origin: str | None = None, subprotocols: list[str] | None = None) -> None:
+    def __init__(
+        self, url: str, origin: str | None = None, subprotocols: list[str] | None = None
+    ) -> None:
         self.ws = _connect(
             url,
             origin=origin,

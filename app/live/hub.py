@@ -79,8 +79,9 @@ class LiveRun:
             if self.feeder is None:
                 self.feeder = BodyFeeder(self.builder, None)
             self.feeder.feed(data, t)
-            piece = self._new_timeline()
-        self._publish(piece)
+            # Parsed and logged in one critical section, so a snapshot never sees events
+            # that are not yet in the log (a resuming page would get them twice).
+            self._append(self._new_timeline())
 
     def end(self, t: float, reason: str, error: str | None) -> None:
         with self.cond:
@@ -92,9 +93,8 @@ class LiveRun:
                 error = error or "the stream reported an error"
             self.stream.end_reason = reason
             self.stream.end_error = self.redactor.text(error) if error else None
-            piece = self._new_timeline()
+            self._append(self._new_timeline())
         self.recorder.end(t, reason, error)
-        self._publish(piece)
         summary = summarize(self.stream, self.stall_ms)
         end = encode("end", reason=reason, error=self.stream.end_error)
         self._publish(
@@ -112,13 +112,17 @@ class LiveRun:
 
     def _publish(self, *pieces: Piece, finished: str | None = None) -> None:
         with self.cond:
-            self.log.extend(p for p in pieces if p.message or p.raws or p.events)
+            self._append(*pieces)
             if finished:
                 self.finished = True
                 self.end_reason = finished
-            self.cond.notify_all()
+                self.cond.notify_all()
 
-    # ------------------------------------------------------------------ viewers
+    def _append(self, *pieces: Piece) -> None:
+        """Add to the log and wake the viewers; the caller holds ``cond``."""
+        self.log.extend(p for p in pieces if p.message or p.raws or p.events)
+        self.cond.notify_all()
+
     def pending(self, index: int, timeout: float) -> tuple[list[Piece], int, bool]:
         """Pieces from ``index`` on (waiting up to ``timeout`` for some), the next index, and
         whether the run is over and everything was taken."""
@@ -128,6 +132,21 @@ class LiveRun:
             pieces = self.log[index:]
             index = len(self.log)
             return pieces, index, self.finished and index == len(self.log)
+
+    def snapshot(self, events_seen: int) -> tuple[str, int]:
+        """For a page coming back after a dropped connection: one message with every raw row
+        and the events from ``events_seen`` on, and the log index to follow from."""
+        with self.cond:
+            stream = self.stream
+            rows = [raw_row(r) for r in stream.raw[: self._raw_sent]]
+            events = [
+                orjson.dumps(e.to_json()) for e in stream.events[events_seen : self._events_sent]
+            ]
+            index = len(self.log)
+            message = _events(rows, events)
+            if self.finished:  # its summary and end are in the log; send them again
+                index = max(0, len(self.log) - 2)
+            return message, index
 
     def raw_texts(self, start: int, count: int) -> list[dict[str, Any]]:
         with self.cond:

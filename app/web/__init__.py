@@ -59,7 +59,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.extensions["streamscope.live"] = live_service(store, settings)
     app.extensions["streamscope.admission"] = Admission(
-        settings["ws_capacity"], settings["ws_per_client"], settings["ws_rate"], settings["ws_burst"]
+        settings["ws_capacity"],
+        settings["ws_per_client"],
+        settings["ws_rate"],
+        settings["ws_burst"],
     )
     errors.install(app)
     logs.install(app)

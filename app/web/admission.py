@@ -25,7 +25,9 @@ class _Bucket:
 
 
 class Admission:
-    def __init__(self, capacity: int, per_client: int, rate: float, burst: int, clock=time.monotonic) -> None:
+    def __init__(
+        self, capacity: int, per_client: int, rate: float, burst: int, clock=time.monotonic
+    ) -> None:
         self.capacity = capacity
         self.per_client = per_client
         self.rate = rate
@@ -39,11 +41,19 @@ class Admission:
     def enter(self, client: str) -> None:
         with self._lock:
             if self.active >= self.capacity:
-                raise Busy(f"this server is at capacity ({self.capacity} viewers); try again shortly", code="capacity")
+                raise Busy(
+                    f"this server is at capacity ({self.capacity} viewers); try again shortly",
+                    code="capacity",
+                )
             if self._by_client[client] >= self.per_client:
-                raise RateLimited(f"too many open connections from your address (limit {self.per_client})", code="too_many_connections")
+                raise RateLimited(
+                    f"too many open connections from your address (limit {self.per_client})",
+                    code="too_many_connections",
+                )
             if not self._take_token(client):
-                raise RateLimited("too many new connections from your address; slow down", code="rate_limited")
+                raise RateLimited(
+                    "too many new connections from your address; slow down", code="rate_limited"
+                )
             self.active += 1
             self._by_client[client] += 1
 

@@ -33,9 +33,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ws_max_message", 65536, "largest websocket message accepted from a page, in bytes"),
     Setting("ws_ping_interval", 25, "seconds between websocket pings"),
     Setting("ws_send_timeout", 5.0, "seconds a page may stop reading before it is dropped"),
-    Setting("ws_capacity", 500, "websockets open at once; more get 503 (production: threads minus a reserve)"),
+    Setting(
+        "ws_capacity",
+        500,
+        "websockets open at once; more get 503 (production: threads minus a reserve)",
+    ),
     Setting("ws_per_client", 64, "websockets open at once from one address; more get 429"),
-    Setting("ws_rate", 10.0, "new websockets per second from one address (token bucket); more get 429"),
+    Setting(
+        "ws_rate", 10.0, "new websockets per second from one address (token bucket); more get 429"
+    ),
     Setting("ws_burst", 40, "burst of new websockets allowed from one address"),
     Setting("event_batch", 2000, "timeline events per websocket message"),
     Setting("allowed_origins", "", "extra Origins allowed to open websockets (comma-separated)"),

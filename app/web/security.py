@@ -50,7 +50,9 @@ def install(app: Flask) -> None:
         if request.path == WS_PATH:
             check_websocket_handshake(allowed)
             client = request.remote_addr or "?"
-            current_app.extensions["streamscope.admission"].enter(client)  # 503 / 429 before any upgrade
+            current_app.extensions["streamscope.admission"].enter(
+                client
+            )  # 503 / 429 before any upgrade
             g.admitted = client
 
     @app.teardown_request

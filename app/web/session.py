@@ -78,10 +78,11 @@ class Session:
             else None
         )
         self.source_name = str(first["source"].get("demo") or capture_id)
+        resume = parse_resume(first.get("resume"))
         if run is not None:
             self.kind = "live-follow"
             record = self.sources.store.get(capture_id)
-            self._follow(run, record.title if record else "Live run", starter=False)
+            self._follow(run, record.title if record else "Live run", starter=False, resume=resume)
             return
         try:
             self.loaded = self.sources.open(first["source"])
@@ -89,7 +90,7 @@ class Session:
             self._error(exc.code, exc.message)
             return
         self.kind = "replay"
-        self.send_capture(self.loaded)
+        self.send_capture(self.loaded, resume)
         self._serve_requests()
 
     # ------------------------------------------------------------------ live runs
@@ -120,11 +121,16 @@ class Session:
             if not run.finished:
                 run.upstream.cancel()  # the starter's page went away: stop the upstream too
 
-    def _follow(self, run: Any, title: str, *, starter: bool) -> None:
+    def _follow(
+        self, run: Any, title: str, *, starter: bool, resume: tuple[int, int] | None = None
+    ) -> None:
         from ..live.hub import messages
 
         self._send(run.capture_message(title))
         index, done = 0, False
+        if resume is not None:  # a page that had the first events: send the rest, then follow
+            catch_up, index = run.snapshot(resume[1])
+            self._send(catch_up)
         while not done:
             pieces, index, done = run.pending(index, FOLLOW_TICK)
             for text in messages(pieces):
@@ -151,7 +157,9 @@ class Session:
         self._send(encode("raw", stream=0, start=start, items=items))
 
     # ------------------------------------------------------------------ sending
-    def send_capture(self, loaded: Loaded) -> None:
+    def send_capture(self, loaded: Loaded, resume: tuple[int, int] | None = None) -> None:
+        """Everything, or (resuming after a dropped connection) what the page lacks: streams
+        before ``resume[0]`` are skipped, and that stream's first ``resume[1]`` events."""
         capture = loaded.capture
         self._send(
             encode(
@@ -166,9 +174,11 @@ class Session:
                 diagnostics=[diagnostic_json(d) for d in capture.diagnostics],
             )
         )
-        for stream in capture.streams:
+        first_stream, skip = resume or (0, 0)
+        for stream in capture.streams[first_stream:]:
             self._send(encode("raw_meta", stream=stream.index, start=0, **raw_columns(stream, 0)))
-            for batch in event_batches(stream.events, self.settings["event_batch"]):
+            events = stream.events[skip:] if stream.index == first_stream else stream.events
+            for batch in event_batches(events, self.settings["event_batch"]):
                 self._send(encode("events", stream=stream.index, events=batch))
             self.send_summary(stream)
         self._send(encode("end", reason="complete"))
@@ -257,3 +267,13 @@ def event_batches(events: list[Event], max_count: int) -> Iterator[orjson.Fragme
             batch, size = [], 0
     if batch:
         yield orjson.Fragment(b"[" + b",".join(batch) + b"]")
+
+
+def parse_resume(value: Any) -> tuple[int, int] | None:
+    """``{"stream": s, "events": n}``: the page has streams before s and n events of s."""
+    if not isinstance(value, dict):
+        return None
+    stream, events = value.get("stream"), value.get("events")
+    if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (stream, events)):
+        return stream, events
+    return None

@@ -66,20 +66,27 @@ def websocket(ws: Any) -> None:
     ws.sock = GuardedSocket(ws.sock, settings["ws_send_timeout"])
     extensions = current_app.extensions
     counter = SendCounter(ws.send)
-    session = Session(counter, Receiver(ws), extensions["streamscope.sources"], settings, extensions["streamscope.live"])
+    session = Session(
+        counter,
+        Receiver(ws),
+        extensions["streamscope.sources"],
+        settings,
+        extensions["streamscope.live"],
+    )
     started, ended = time.monotonic(), "closed by the page"
     try:
         session.run()
         ended = "done"
     except (ConnectionClosed, OSError) as exc:
         ended = f"connection closed ({type(exc).__name__})"
-        log.info("websocket closed: %s", type(exc).__name__)
     except Exception:
         # After the upgrade an HTTP 500 would corrupt the stream: say it in the protocol.
         ended = "server error"
         log.exception("websocket session failed")
         with contextlib.suppress(ConnectionClosed, OSError):
-            ws.send(encode("error", code="internal", message="the server failed; it has been logged"))
+            ws.send(
+                encode("error", code="internal", message="the server failed; it has been logged")
+            )
     finally:
         if ended == "done" and ws.connected:
             with contextlib.suppress(ConnectionClosed, OSError):
@@ -120,7 +127,11 @@ class Receiver:
     def __call__(self, timeout: float | None) -> str | bytes | None:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            left = self.SLICE if deadline is None else max(0.0, min(self.SLICE, deadline - time.monotonic()))
+            left = (
+                self.SLICE
+                if deadline is None
+                else max(0.0, min(self.SLICE, deadline - time.monotonic()))
+            )
             message = self.ws.receive(timeout=left)
             if message is not None:
                 return message

@@ -203,8 +203,76 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
     else say(`Copy this link: ${url}`);
   }
 
-  function connect(first) {
-    connection?.close();
+  // ------------------------------------------------------------------ connection and resume
+  const RETRY_DELAYS = [250, 500, 1000, 2000, 4000, 8000, 8000, 8000];
+  let first = null; // the first message of this connection: open a source, or start a run
+  let captureId = null; // a live run's capture, once started
+  let attempt = 0;
+  let resuming = false;
+
+  function resumePoint() {
+    let stream = 0;
+    timeline.streams.forEach((s, i) => {
+      if (s.events.length) stream = i;
+    });
+    return { stream, events: timeline.streams[stream]?.events.length ?? 0 };
+  }
+
+  function reopen() {
+    const source = first.type === "open" ? first.source : captureId ? { capture: captureId } : null;
+    if (!source) {
+      say("The connection was lost before the run started.", "error");
+      return;
+    }
+    attempt += 1;
+    if (attempt > RETRY_DELAYS.length) {
+      say("Could not reconnect. Reload the page to try again.", "error");
+      delete root.dataset.reconnecting;
+      return;
+    }
+    root.dataset.reconnecting = "true";
+    say(`Connection lost: reconnecting (attempt ${attempt})…`, "warning");
+    setTimeout(() => {
+      resuming = Boolean(timeline.capture);
+      open(resuming ? { type: "open", source, resume: resumePoint() } : { type: "open", source });
+    }, RETRY_DELAYS[attempt - 1]);
+  }
+
+  function open(message) {
+    const socket = new Connection(websocketUrl(), {
+      message: (incoming) => {
+        if (incoming.type === "hello" && root.dataset.reconnecting) {
+          attempt = 0;
+          delete root.dataset.reconnecting;
+          root.dataset.reconnects = String(Number(root.dataset.reconnects || 0) + 1);
+          say("Reconnected: picking up where the connection dropped.");
+        }
+        if (incoming.type === "status" && incoming.state === "started") captureId = incoming.capture;
+        if (incoming.type === "error") socket.closing = true; // the server refused: do not retry
+        if (resuming && incoming.type === "capture") {
+          resuming = false; // the page already has it; only what is missing follows
+          return;
+        }
+        if (timeline.complete && (incoming.type === "summary" || incoming.type === "end")) return;
+        handlers[incoming.type]?.(incoming);
+        onMessage(incoming);
+      },
+      closed: (event) => {
+        if (socket !== connection || socket.closing) return; // replaced or closed on purpose
+        if (event.code === 1000 && timeline.complete) return; // the server finished cleanly
+        reopen();
+      },
+      failed: () => {},
+    });
+    connection = socket;
+    socket.openWith(message);
+  }
+
+  function connect(message) {
+    if (connection) {
+      connection.closing = true;
+      connection.close();
+    }
     if (timeline.capture) {
       timeline.reset();
       renderer.reset();
@@ -212,17 +280,11 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
       player.reset();
       delete root.dataset.loaded;
     }
-    connection = new Connection(websocketUrl(), {
-      message: (message) => {
-        handlers[message.type]?.(message);
-        onMessage(message);
-      },
-      closed: () => {
-        if (!timeline.complete) say("The connection closed before everything arrived.", "error");
-      },
-      failed: (error) => say(`Error: ${error.message}`, "error"),
-    });
-    connection.openWith(first);
+    first = message;
+    captureId = null;
+    attempt = 0;
+    resuming = false;
+    open(message);
     return connection;
   }
 

@@ -132,7 +132,9 @@ def test_speed_changes_while_playing(page, server):
     page.get_by_test_id("player-speed").select_option("5")
     assert page.evaluate("window.streamscope.player.state") == "playing"
     page.wait_for_timeout(250)
-    after = page.evaluate("[window.streamscope.player.time(), performance.now(), window.streamscope.player.state]")
+    after = page.evaluate(
+        "[window.streamscope.player.time(), performance.now(), window.streamscope.player.state]"
+    )
     media, wall = after[0] - before[0], after[1] - before[1]
     assert after[2] == "playing"
     assert media > 2.5 * wall, (media, wall)  # ran at about 5x (1x would give media == wall)
