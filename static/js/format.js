@@ -25,11 +25,14 @@ export function hexBytes(bytes) {
   return (bytes || []).map((b) => b.toString(16).padStart(2, "0")).join(" ");
 }
 
+const DECODER = new TextDecoder("utf-8", { fatal: true });
+
 /** Decode UTF-8 bytes, or null when they are not valid UTF-8 on their own. */
 export function utf8(bytes) {
   if (!Array.isArray(bytes)) return null;
+  if (bytes.every((b) => b < 0x80)) return String.fromCharCode(...bytes); // ASCII: most tokens
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(bytes));
+    return DECODER.decode(new Uint8Array(bytes));
   } catch {
     return null;
   }

@@ -50,7 +50,7 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
     let last = renderer.rendered - 1;
     while (last >= 0 && timeline.events[last].raw < 0) last--;
     const event = timeline.events[last];
-    rawView.follow(event ? event.stream : 0, event ? event.raw : null);
+    rawView.follow(event ? event.stream : 0, event ? event.raw : null, { immediate: player.state !== State.PLAYING });
   };
   renderer.onSettled = () => {
     // While a run streams, the raw view stays where it is (it catches up at the end): moving
@@ -160,14 +160,15 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
     selected?.classList.remove("selected");
     selected = span;
     span.classList.add("selected");
+    span.tabIndex = -1;
     span.focus({ preventScroll: true });
     popover.show(span);
-    rawView.select(Number(span.dataset.stream), Number(span.dataset.raw));
+    rawView.select(timeline.events[Number(span.getAttribute("data-g"))].stream, Number(span.getAttribute("data-raw")));
   }
 
   function highlightRaw(stream, raw) {
     for (const span of streamsRoot.querySelectorAll(".tok.raw-hit")) span.classList.remove("raw-hit");
-    const spans = streamsRoot.querySelectorAll(`.tok[data-stream="${stream}"][data-raw="${raw}"]`);
+    const spans = streamsRoot.querySelectorAll(`.stream[data-stream="${stream}"] .tok[data-raw="${raw}"]`);
     spans.forEach((span) => span.classList.add("raw-hit"));
     rawView.select(stream, raw);
     spans[0]?.scrollIntoView({ block: "nearest" });

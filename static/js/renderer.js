@@ -1,11 +1,13 @@
 // Brings the screen to a cursor: applies timeline events forward, rewinds by seq backward.
 // Small moves happen at once; a big jump (seek to the end of a 100k-token capture) is applied
-// in slices, one per animation frame, so no task blocks the page for long. `busy` says
+// over several animation frames within a time budget each, so no task blocks the page long. `busy` says
 // whether the screen is still catching up (the page shows it as data-rendering).
 
 import { StreamView } from "./views/streams.js";
 
-export const SLICE = 2500; // events applied per frame while catching up
+export const SLICE = 2500; // a move this small is applied at once
+export const STEP = 256; // events per step while catching up on a big jump
+export const FRAME_BUDGET_MS = 30; // work per animation frame while catching up
 
 export class Renderer {
   constructor(root, timeline, options) {
@@ -50,7 +52,12 @@ export class Renderer {
 
   _step() {
     if (this.target < this.rendered) this._rewind(this.target);
-    this._apply(Math.min(this.target, this.rendered + SLICE));
+    // A time budget per frame, not a fixed count: a slow machine does less per frame
+    // instead of making one long task.
+    const started = performance.now();
+    while (this.rendered < this.target && performance.now() - started < FRAME_BUDGET_MS) {
+      this._apply(Math.min(this.target, this.rendered + STEP));
+    }
     if (this.rendered === this.target) {
       this.busy = false;
       delete this.root.dataset.rendering;

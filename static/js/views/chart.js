@@ -41,6 +41,8 @@ export class Chart {
     const style = getComputedStyle(this.canvas);
     const normal = style.getPropertyValue("--chart-mark").trim() || "#4a7bd0";
     const stall = style.getPropertyValue("--chart-stall").trim() || "#d33";
+    this.nowColor = style.getPropertyValue("--chart-now").trim() || "#e80"; // read once, not per frame
+    this.lastX = null;
     const maxGap = Math.max(1, ...this.marks.map((m) => Math.min(m.gap, 2000)));
     for (const mark of this.marks) {
       const x = this.duration > 0 ? Math.floor((mark.time / this.duration) * (width - 1)) : 0;
@@ -53,12 +55,14 @@ export class Chart {
 
   draw(time) {
     if (!this.base) return;
+    const x = this.duration > 0 ? Math.floor((time / this.duration) * (this.canvas.width - 1)) : 0;
+    if (x === this.lastX) return; // the playhead has not moved a pixel
+    this.lastX = x;
     const ctx = this.canvas.getContext("2d");
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
     ctx.drawImage(this.base, 0, 0);
     if (this.duration > 0) {
-      const x = Math.floor((time / this.duration) * (this.canvas.width - 1));
-      ctx.fillStyle = getComputedStyle(this.canvas).getPropertyValue("--chart-now").trim() || "#e80";
+      ctx.fillStyle = this.nowColor;
       ctx.fillRect(x, 0, 2, this.canvas.height);
     }
   }

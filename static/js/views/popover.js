@@ -17,12 +17,13 @@ export class Popover {
   }
 
   entriesOf(span) {
-    const g = Number(span.dataset.g);
+    const g = Number(span.getAttribute("data-g"));
     const event = this.timeline.events[g];
-    if (!event || span.dataset.e === undefined) return [];
+    if (!event || !span.classList.contains("lp")) return [];
     const lp = event.kind === "logprobs" ? event : this._logprobsFor(g, event);
     if (!lp) return [];
-    return span.dataset.e.split(",").map((i) => lp.entries[Number(i)]).filter(Boolean);
+    const indices = span.getAttribute("data-e") ?? "0"; // one entry at index 0 is left implicit
+    return indices.split(",").map((i) => lp.entries[Number(i)]).filter(Boolean);
   }
 
   _logprobsFor(g, text) {

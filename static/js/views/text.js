@@ -6,13 +6,30 @@ import { bucket, hasWhitespace, hexBytes, utf8, withGlyphs } from "../format.js"
 
 export const BLOCK_CHARS = 2048;
 
+let template = null;
+function tokenTemplate() {
+  if (template === null) {
+    template = document.createElement("span");
+    template.setAttribute("data-testid", "token");
+  }
+  return template;
+}
+
 /**
  * How a chunk's text splits into token elements. With logprob entries whose bytes decode to
  * exactly the text, one piece per token; otherwise one piece for the chunk carrying all its
  * entries, with the bytes of partial-UTF-8 tokens (an emoji split over two tokens).
  */
+const NO_ENTRIES = Object.freeze([]);
+const FIRST_ENTRY = Object.freeze([0]);
+
 export function tokenPieces(text, entries) {
-  if (!entries || entries.length === 0) return [{ text, entries: [] }];
+  if (!entries || entries.length === 0) return [{ text, entries: NO_ENTRIES }];
+  if (entries.length === 1) {
+    const only = entries[0];
+    const decoded = Array.isArray(only.bytes) ? utf8(only.bytes) : only.token;
+    if (decoded === text) return [{ text, entries: FIRST_ENTRY, logprob: only.logprob }];
+  }
   const decoded = entries.map((entry) => (Array.isArray(entry.bytes) ? utf8(entry.bytes) : entry.token));
   if (decoded.every((d) => d !== null) && decoded.join("") === text) {
     return entries.map((entry, i) => ({ text: decoded[i], entries: [i], logprob: entry.logprob }));
@@ -46,30 +63,32 @@ export class TextArea {
     return this.block;
   }
 
-  /** Append one chunk's pieces; `meta` = {seq, g, raw}. */
+  /** Append one chunk's pieces; `meta` = {seq, g, raw}. Lean on purpose: a cloned template,
+   * plain attributes and one class string per token (no dataset or classList objects, which
+   * a 100k-token answer would make the garbage collector walk). */
   append(pieces, meta) {
     for (const piece of pieces) {
-      const span = el("span", {
-        class: "tok",
-        "data-testid": "token",
-        dataset: { seq: meta.seq, g: meta.g, raw: meta.raw, stream: this.stream },
-      });
+      const span = tokenTemplate().cloneNode(false);
+      span.setAttribute("data-seq", meta.seq);
+      span.setAttribute("data-g", meta.g);
+      span.setAttribute("data-raw", meta.raw);
+      let classes = "tok";
       if (piece.entries.length) {
-        span.dataset.e = piece.entries.join(",");
-        span.classList.add("lp", `p${bucket(piece.logprob)}`);
-        span.tabIndex = -1;
+        if (piece.entries !== FIRST_ENTRY) span.setAttribute("data-e", piece.entries.join(","));
+        classes += ` lp p${bucket(piece.logprob)}`;
       }
       if (piece.bytes) {
-        span.classList.add("partial");
-        span.dataset.bytes = piece.bytes;
+        classes += " partial";
+        span.setAttribute("data-bytes", piece.bytes);
       }
       if (hasWhitespace(piece.text)) {
-        span.classList.add("ws");
-        span.dataset.text = piece.text;
+        classes += " ws";
+        span.setAttribute("data-text", piece.text);
         span.textContent = this.glyphs ? withGlyphs(piece.text) : piece.text;
       } else {
         span.textContent = piece.text;
       }
+      span.className = classes;
       this._currentBlock(piece.text.length).appendChild(span);
       this.blockChars += piece.text.length;
     }
@@ -78,14 +97,14 @@ export class TextArea {
   rewind(seq) {
     // Whole blocks first (a rewind to the start of a long answer is cheap), then tokens.
     let block = this.container.lastElementChild;
-    while (block && Number(block.firstElementChild?.dataset.seq ?? Infinity) >= seq) {
+    while (block && Number(block.firstElementChild?.getAttribute("data-seq") ?? Infinity) >= seq) {
       const previous = block.previousElementSibling;
       block.remove();
       block = previous;
     }
     if (block) {
       let child = block.lastElementChild;
-      while (child && Number(child.dataset.seq) >= seq) {
+      while (child && Number(child.getAttribute("data-seq")) >= seq) {
         const previous = child.previousElementSibling;
         child.remove();
         child = previous;
@@ -98,7 +117,8 @@ export class TextArea {
   setGlyphs(on) {
     this.glyphs = on;
     for (const span of this.container.querySelectorAll(".tok.ws")) {
-      span.textContent = on ? withGlyphs(span.dataset.text) : span.dataset.text;
+      const text = span.getAttribute("data-text");
+      span.textContent = on ? withGlyphs(text) : text;
     }
   }
 }
