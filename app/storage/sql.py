@@ -1,0 +1,202 @@
+"""The capture store's SQL, shared by the SQLite and PostgreSQL backends.
+
+A backend gives a connection per thread, a transaction context and its dialect (placeholder,
+blob and JSON column types); everything else is here. Each write is one transaction, so a
+capture is fully there or not at all. Bytes live in ``capture_parts`` so that a live recording
+grows by appending rows, never by rewriting what is stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from typing import Any
+
+import orjson
+
+from .base import CaptureRecord, NewCapture, hash_token, new_id, new_token, token_matches
+
+COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS captures (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    format TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    size BIGINT NOT NULL,
+    streams INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    expires DOUBLE PRECISION,
+    delete_hash TEXT NOT NULL,
+    redacted TEXT NOT NULL,
+    compression TEXT,
+    source TEXT NOT NULL DEFAULT 'upload',
+    parts INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS capture_parts (
+    capture_id TEXT NOT NULL REFERENCES captures(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    data {blob} NOT NULL,
+    PRIMARY KEY (capture_id, seq)
+);
+CREATE INDEX IF NOT EXISTS captures_expires ON captures(expires);
+"""
+
+
+class SQLStore:
+    """Subclasses provide ``_connect()``, ``_transaction(db)``, ``PLACEHOLDER`` and ``BLOB``."""
+
+    PLACEHOLDER = "?"
+    BLOB = "BLOB"
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._connections: list[Any] = []
+        self._lock = threading.Lock()
+        self._create_schema(SCHEMA.replace("{blob}", self.BLOB))
+
+    # ------------------------------------------------------------------ backend hooks
+    def _connect(self) -> Any:
+        raise NotImplementedError
+
+    def _transaction(self, db: Any) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def _create_schema(self, schema: str) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ plumbing
+    def _db(self) -> Any:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = self._connect()
+            with self._lock:
+                self._connections.append(db)
+        return db
+
+    def _sql(self, text: str) -> str:
+        return text.replace("?", self.PLACEHOLDER)
+
+    def _run(self, db: Any, text: str, params: tuple = ()) -> Any:
+        return db.execute(self._sql(text), params)
+
+    def _tx(self) -> AbstractContextManager[Any]:
+        return self._transaction(self._db())
+
+    # ------------------------------------------------------------------ operations
+    def add(self, capture: NewCapture) -> tuple[CaptureRecord, str]:
+        token = new_token()
+        now = time.time()
+        record = CaptureRecord(
+            id=new_id(),
+            title=capture.title,
+            format=capture.format,
+            created=now,
+            size=len(capture.data),
+            streams=capture.streams,
+            sha256=hashlib.sha256(capture.data).hexdigest(),
+            expires=None if capture.expires_in is None else now + capture.expires_in,
+            delete_hash=hash_token(token),
+            redacted=capture.redacted,
+            compression=capture.compression,
+            source=capture.source,
+        )
+        with self._tx() as db:
+            self._run(db, f"INSERT INTO captures ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", _row(record))
+            self._run(db, "INSERT INTO capture_parts VALUES (?, 0, ?)", (record.id, capture.data))
+        return record, token
+
+    def _record(self, db: Any, capture_id: str) -> CaptureRecord | None:
+        row = self._run(db, f"SELECT {COLUMNS} FROM captures WHERE id = ?", (capture_id,)).fetchone()
+        if row is None:
+            return None
+        values = list(row)
+        values[9] = orjson.loads(values[9])
+        return CaptureRecord(*values)
+
+    def get(self, capture_id: str) -> CaptureRecord | None:
+        record = self._record(self._db(), capture_id)
+        if record is None or record.expired():
+            return None
+        return record
+
+    def read_bytes(self, capture_id: str) -> bytes:
+        return b"".join(self._parts(capture_id))
+
+    def _parts(self, capture_id: str) -> Iterator[bytes]:
+        db = self._db()
+        # One statement: a consistent snapshot of a capture that may be growing.
+        rows = self._run(db, "SELECT data FROM capture_parts WHERE capture_id = ? ORDER BY seq", (capture_id,)).fetchall()
+        if not rows and self._record(db, capture_id) is None:
+            raise KeyError(capture_id)
+        return (bytes(row[0]) for row in rows)
+
+    def update(self, capture_id: str, token: str | None, *, title: str) -> CaptureRecord | None:
+        with self._tx() as db:
+            record = self._record(db, capture_id)
+            if record is None or record.expired():
+                return None
+            if not token_matches(token, record.delete_hash):
+                raise PermissionError("wrong or missing token")
+            self._run(db, "UPDATE captures SET title = ? WHERE id = ?", (title, capture_id))
+        record.title = title
+        return record
+
+    def append(self, capture_id: str, data: bytes) -> None:
+        with self._tx() as db:
+            row = self._run(
+                db, "UPDATE captures SET size = size + ?, parts = parts + 1 WHERE id = ? RETURNING parts", (len(data), capture_id)
+            ).fetchone()
+            if row is None:
+                raise KeyError(capture_id)
+            self._run(db, "INSERT INTO capture_parts VALUES (?, ?, ?)", (capture_id, row[0] - 1, data))
+
+    def finish(self, capture_id: str, *, streams: int, fmt: str) -> None:
+        digest = hashlib.sha256(self.read_bytes(capture_id)).hexdigest()
+        with self._tx() as db:
+            self._run(db, "UPDATE captures SET streams = ?, format = ?, sha256 = ? WHERE id = ?", (streams, fmt, digest, capture_id))
+
+    def delete(self, capture_id: str, token: str | None) -> bool:
+        with self._tx() as db:
+            record = self._record(db, capture_id)
+            if record is None or record.expired():
+                return False
+            if not token_matches(token, record.delete_hash):
+                raise PermissionError("wrong or missing delete token")
+            self._run(db, "DELETE FROM capture_parts WHERE capture_id = ?", (capture_id,))
+            self._run(db, "DELETE FROM captures WHERE id = ?", (capture_id,))
+        return True
+
+    def purge_expired(self) -> int:
+        now = time.time()
+        with self._tx() as db:
+            expired = "SELECT id FROM captures WHERE expires IS NOT NULL AND expires <= ?"
+            self._run(db, f"DELETE FROM capture_parts WHERE capture_id IN ({expired})", (now,))
+            return self._run(db, "DELETE FROM captures WHERE expires IS NOT NULL AND expires <= ?", (now,)).rowcount
+
+    def close(self) -> None:
+        with self._lock:
+            for db in self._connections:
+                db.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+
+def _row(record: CaptureRecord) -> tuple:
+    return (
+        record.id,
+        record.title,
+        record.format,
+        record.created,
+        record.size,
+        record.streams,
+        record.sha256,
+        record.expires,
+        record.delete_hash,
+        orjson.dumps(record.redacted).decode(),
+        record.compression,
+        record.source,
+    )

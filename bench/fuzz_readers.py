@@ -1,0 +1,514 @@
+"""Coverage-guided fuzzing of the capture readers with atheris (libFuzzer).
+
+    python bench/fuzz_readers.py --seconds 600          # fuzz for 10 minutes
+    python bench/fuzz_readers.py --seconds 600 -- -jobs=2 -workers=2   # extra libFuzzer flags
+    python bench/fuzz_readers.py --replay FILE...       # run inputs, print what each finds
+    python bench/fuzz_readers.py --minimize FILE        # shrink an input, keeping its finding
+    python bench/fuzz_readers.py --seed-only            # (re)build the seed corpus and stop
+
+One input = one format byte + the capture bytes. The first byte picks the format:
+``None`` (detection) or one of ``app.captures.model.FORMATS``, by ``byte % 8``. The rest goes
+to ``read_capture(data, fmt, Limits(max_decompressed=1 MiB, max_line=64 KiB,
+max_events=20_000))``; then, per stream, ``summarize`` and every event's ``to_json`` are
+serialised with orjson and every ``raw_text(i)`` is taken; then ``to_jsonl``, ``to_sse`` and
+``to_timed`` run on the capture.
+
+A finding is any exception, or a broken invariant:
+
+* ``seq``: an event's ``seq`` equals its position in ``stream.events``;
+* ``raw_ref``: an event's ``raw`` is -1 or a valid index into ``stream.raw``;
+* ``raw_index``: a raw event's ``index`` equals its position in ``stream.raw``;
+* ``raw_span``: a raw event has ``byte <= end``;
+* ``raw_order``: raw events' ``byte`` offsets never decrease within a stream.
+
+By default the harness *collects* findings and keeps fuzzing: each distinct finding
+(exception type + normalised message + innermost ``app/`` frame, or the invariant's name) is
+written once to ``bench/out/fuzz-crashes/finding-<sig>`` (the input, format byte first) with
+``finding-<sig>.txt`` (signature, format, traceback), and listed in ``findings.jsonl``.
+``--strict`` lets exceptions escape instead (classic libFuzzer crash, artifact written by
+libFuzzer to the same folder). The corpus lives in ``bench/out/fuzz-corpus/`` (git-ignored),
+seeded from ``tests/captures/``, the demos and a few built gzip/HAR/timed/JSONL/JSON/curl
+inputs; ``bench/fuzz_readers.dict`` is passed as the libFuzzer dictionary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import atheris  # noqa: E402
+import orjson  # noqa: E402
+
+with atheris.instrument_imports(include=["app"]):
+    from app.captures import FORMATS, Limits, read_capture
+    from app.captures.export import to_jsonl, to_sse, to_timed
+    from app.domain.summary import summarize
+
+OUT = ROOT / "bench" / "out"
+CORPUS = OUT / "fuzz-corpus"
+CRASHES = OUT / "fuzz-crashes"
+DICT = HERE / "fuzz_readers.dict"
+LIMITS = Limits(max_decompressed=1024 * 1024, max_line=64 * 1024, max_events=20_000)
+CHOICES: tuple[str | None, ...] = (None, *FORMATS)
+SLOW_SECONDS = 2.0
+
+
+class InvariantViolation(AssertionError):
+    def __init__(self, name: str, detail: str) -> None:
+        super().__init__(f"{name}: {detail}")
+        self.name = name
+
+
+# ---------------------------------------------------------------------- one input
+def split_input(data: bytes) -> tuple[str | None, bytes]:
+    if not data:
+        return None, b""
+    return CHOICES[data[0] % len(CHOICES)], data[1:]
+
+
+def format_byte(fmt: str | None) -> bytes:
+    return bytes([CHOICES.index(fmt)])
+
+
+def check_invariants(stream) -> None:
+    n_raw = len(stream.raw)
+    for pos, event in enumerate(stream.events):
+        if event.seq != pos:
+            raise InvariantViolation(
+                "seq", f"stream {stream.index}: event {pos} ({event.kind}) has seq {event.seq}"
+            )
+        if event.raw != -1 and not (0 <= event.raw < n_raw):
+            raise InvariantViolation(
+                "raw_ref",
+                f"stream {stream.index}: event {pos} ({event.kind}) has raw {event.raw}, "
+                f"{n_raw} raw events",
+            )
+    prev = None
+    for pos, raw in enumerate(stream.raw):
+        if raw.index != pos:
+            raise InvariantViolation(
+                "raw_index", f"stream {stream.index}: raw {pos} has index {raw.index}"
+            )
+        if raw.byte > raw.end:
+            raise InvariantViolation(
+                "raw_span",
+                f"stream {stream.index}: raw {pos} ({raw.kind}) byte {raw.byte} > end {raw.end}",
+            )
+        if prev is not None and raw.byte < prev.byte:
+            raise InvariantViolation(
+                "raw_order",
+                f"stream {stream.index}: raw {pos} ({raw.kind}) byte {raw.byte} < raw {pos - 1} "
+                f"({prev.kind}) byte {prev.byte}",
+            )
+        prev = raw
+
+
+def exercise(data: bytes, fmt: str | None) -> None:
+    """Everything a finding can come from; raises on a finding."""
+    capture = read_capture(data, fmt, LIMITS)
+    for stream in capture.streams:
+        check_invariants(stream)
+        orjson.dumps(summarize(stream))
+        orjson.dumps([e.to_json() for e in stream.events])
+        for i in range(len(stream.raw)):
+            stream.raw_text(i)
+    to_jsonl(capture)
+    to_sse(capture)
+    to_timed(capture, data)
+
+
+# ---------------------------------------------------------------------- signatures
+def _normalise(message: str) -> str:
+    message = re.sub(r"'[^']*'", "'_'", message)
+    message = re.sub(r"\d+", "N", message)
+    return message[:60]
+
+
+def signature(exc: BaseException) -> str:
+    if isinstance(exc, InvariantViolation):
+        return f"invariant:{exc.name}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    app_dir = str(ROOT / "app")
+    where = next((f for f in reversed(frames) if f.filename.startswith(app_dir)), None)
+    if where is None and frames:
+        where = frames[-1]
+    place = (
+        f"{os.path.relpath(where.filename, ROOT)}:{where.name}:{where.lineno}" if where else "?"
+    )
+    return f"{type(exc).__name__}({_normalise(str(exc))})@{place}"
+
+
+def run_one(raw_input: bytes) -> tuple[str, str] | None:
+    """(signature, traceback) of the finding this input gives, or None."""
+    fmt, data = split_input(raw_input)
+    try:
+        exercise(data, fmt)
+    except Exception as exc:  # noqa: BLE001 - every exception is a finding
+        return signature(exc), traceback.format_exc()
+    return None
+
+
+# ---------------------------------------------------------------------- fuzzing
+class Collector:
+    def __init__(self, crashes: Path, strict: bool) -> None:
+        self.crashes = crashes
+        self.strict = strict
+        self.seen: dict[str, int] = {}
+        self.slow_seen: set[str] = set()
+
+    def __call__(self, raw_input: bytes) -> None:
+        fmt, data = split_input(raw_input)
+        start = time.perf_counter()
+        try:
+            exercise(data, fmt)
+        except Exception as exc:
+            if self.strict:
+                raise
+            self.record(raw_input, fmt, exc)
+        elapsed = time.perf_counter() - start
+        if elapsed > SLOW_SECONDS:
+            self.slow(raw_input, fmt, elapsed)
+
+    def record(self, raw_input: bytes, fmt: str | None, exc: Exception) -> None:
+        sig = signature(exc)
+        count = self.seen.get(sig, 0)
+        self.seen[sig] = count + 1
+        if count:
+            return
+        digest = hashlib.sha1(sig.encode()).hexdigest()[:10]
+        path = self.crashes / f"finding-{digest}"
+        path.write_bytes(raw_input)
+        tb = "".join(traceback.format_exception(exc))
+        (self.crashes / f"finding-{digest}.txt").write_text(
+            f"signature: {sig}\nformat: {fmt}\ninput: {path.name} ({len(raw_input)} bytes)\n\n{tb}"
+        )
+        with (self.crashes / "findings.jsonl").open("a") as log:
+            log.write(
+                json.dumps(
+                    {"sig": sig, "file": path.name, "format": fmt, "size": len(raw_input)}
+                )
+                + "\n"
+            )
+        print(f"\n=== NEW FINDING {sig}\n    -> {path}\n{tb}", file=sys.stderr, flush=True)
+
+    def slow(self, raw_input: bytes, fmt: str | None, elapsed: float) -> None:
+        digest = hashlib.sha1(raw_input).hexdigest()[:10]
+        if digest in self.slow_seen or len(self.slow_seen) >= 20:
+            return
+        self.slow_seen.add(digest)
+        (self.crashes / f"slow-{digest}").write_bytes(raw_input)
+        print(
+            f"\n=== SLOW INPUT {elapsed:.2f}s format={fmt} size={len(raw_input)} -> slow-{digest}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+# ---------------------------------------------------------------------- seeds
+def _chunk(content=None, *, finish=None, tools=None, usage=None, logprobs=None, index=0):
+    delta: dict = {}
+    if content is not None:
+        delta["content"] = content
+    if tools is not None:
+        delta["tool_calls"] = tools
+    choice: dict = {"index": index, "delta": delta, "finish_reason": finish}
+    if logprobs is not None:
+        choice["logprobs"] = {"content": logprobs}
+    out: dict = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [choice],
+    }
+    if usage is not None:
+        out["usage"] = usage
+    return out
+
+
+def _sample_chunks() -> list[dict]:
+    tool = [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "f"}}]
+    args = [{"index": 0, "function": {"arguments": '{"a": 1}'}}]
+    lp = [{"token": "Hi", "logprob": -0.1, "bytes": [72, 105], "top_logprobs": []}]
+    return [
+        _chunk("Hi", logprobs=lp),
+        _chunk(" there"),
+        _chunk(tools=tool),
+        _chunk(tools=args),
+        _chunk(finish="tool_calls"),
+        {"id": "chatcmpl-1", "choices": [], "usage": {"completion_tokens": 3}},
+    ]
+
+
+def _sse(chunks: list[dict], done: bool = True) -> bytes:
+    out = b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks)
+    return out + (b"data: [DONE]\n\n" if done else b"")
+
+
+def _timed(reads: list[tuple[float, bytes]], *, timing_none=False, end=True, ctype=None):
+    header = {
+        "type": "header",
+        "format": "streamscope.timed",
+        "version": 1,
+        "created": "2024-01-01T00:00:00Z",
+        "source": {"url": "https://example.invalid/v1/chat/completions"},
+        "request": {"model": "m"},
+        "response": {"status": 200, "content_type": ctype or "text/event-stream"},
+    }
+    if timing_none:
+        header["timing"] = "none"
+    lines = [orjson.dumps(header)]
+    lines.append(
+        orjson.dumps(
+            {"type": "response", "t": 1.0, "status": 200, "content_type": ctype or "text/event-stream"}
+        )
+    )
+    for i, (t, data) in enumerate(reads):
+        if i % 3 == 2:
+            lines.append(orjson.dumps({"type": "read", "t": t, "base64": base64.b64encode(data).decode()}))
+        else:
+            lines.append(orjson.dumps({"type": "read", "t": t, "text": data.decode("utf-8", "replace")}))
+    if end:
+        lines.append(orjson.dumps({"type": "end", "t": 999.5, "reason": "done"}))
+    return b"\n".join(lines) + b"\n"
+
+
+def built_seeds() -> dict[str, bytes]:
+    chunks = _sample_chunks()
+    sse = _sse(chunks)
+    small_sse = (ROOT / "tests/captures/mistral-small-tool-call-no-index.sse").read_bytes()
+    pieces = [sse[i : i + 37] for i in range(0, len(sse), 37)]
+    reads = [(10.0 + 7.5 * i, p) for i, p in enumerate(pieces)]
+    seeds: dict[str, bytes] = {}
+    # gzip
+    seeds["gzip-sse"] = format_byte(None) + gzip.compress(sse)
+    seeds["gzip-two-members"] = format_byte(None) + gzip.compress(sse[:100]) + gzip.compress(sse[100:])
+    seeds["gzip-truncated"] = format_byte(None) + gzip.compress(small_sse)[:-20]
+    seeds["gzip-timed"] = format_byte(None) + gzip.compress(_timed(reads))
+    seeds["gzip-forced-jsonl"] = format_byte("jsonl") + gzip.compress(
+        b"\n".join(orjson.dumps(c) for c in chunks) + b"\n"
+    )
+    # HAR
+    har = {
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "WebInspector", "version": "537.36"},
+            "entries": [
+                {
+                    "request": {
+                        "method": "POST",
+                        "url": "https://user:pw@api.example.invalid/v1/chat/completions?key=x#f",
+                        "headers": [{"name": "content-type", "value": "application/json"}],
+                        "postData": {"mimeType": "application/json", "text": '{"model":"m","stream":true}'},
+                    },
+                    "response": {
+                        "status": 200,
+                        "headers": [{"name": "Content-Type", "value": "text/event-stream"}],
+                        "content": {"size": len(sse), "mimeType": "text/event-stream", "text": sse.decode()},
+                    },
+                },
+                {
+                    "request": {"method": "POST", "url": "https://api.example.invalid/v1/x"},
+                    "response": {
+                        "status": 200,
+                        "headers": [{"name": "content-type", "value": "text/event-stream; charset=utf-8"}],
+                        "content": {"encoding": "base64", "text": base64.b64encode(small_sse).decode()},
+                    },
+                },
+                {
+                    "request": {"method": "GET", "url": "https://example.invalid/"},
+                    "response": {"status": 200, "content": {"mimeType": "text/html", "text": "<p>hi</p>"}},
+                },
+            ],
+        }
+    }
+    seeds["har"] = format_byte(None) + orjson.dumps(har, option=orjson.OPT_INDENT_2)
+    seeds["har-compact"] = format_byte("har") + orjson.dumps(har)
+    # timed
+    seeds["timed"] = format_byte(None) + _timed(reads)
+    seeds["timed-no-end"] = format_byte(None) + _timed(reads[:5], end=False)
+    seeds["timed-timing-none"] = format_byte(None) + _timed([(0.0, sse), (0.0, sse)], timing_none=True)
+    seeds["timed-json-body"] = format_byte("timed") + _timed(
+        [(5.0, orjson.dumps({"error": {"message": "rate limited", "code": 429}}))], ctype="application/json"
+    )
+    seeds["timed-html-body"] = format_byte("timed") + _timed([(5.0, b"<html>bad gateway</html>")], ctype="text/html")
+    # JSON Lines, JSON array, lone object
+    jsonl = b"\n".join(orjson.dumps(c) for c in chunks) + b"\n[DONE]\n" + orjson.dumps(chunks[0]) + b"\n"
+    seeds["jsonl"] = format_byte(None) + jsonl
+    seeds["jsonl-data-prefix"] = format_byte("jsonl") + b"\r\n".join(b"data: " + orjson.dumps(c) for c in chunks)
+    seeds["json-array"] = format_byte(None) + orjson.dumps(chunks, option=orjson.OPT_INDENT_2)
+    seeds["json-object"] = format_byte(None) + orjson.dumps(chunks[2], option=orjson.OPT_INDENT_2)
+    seeds["json-unclosed"] = format_byte("json") + orjson.dumps(chunks)[:-30]
+    # curl
+    seeds["curl-100-continue"] = (
+        format_byte(None)
+        + b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
+        + sse
+    )
+    seeds["curl-json-429"] = (
+        format_byte(None)
+        + b"HTTP/2 429\r\ncontent-type: application/json\r\n\r\n"
+        + b'{"error":{"message":"slow down","type":"rate_limit","code":"429"}}'
+    )
+    seeds["curl-redirect"] = (
+        format_byte("curl")
+        + b"HTTP/1.1 301 Moved\nlocation: /x\n\nHTTP/1.1 200 OK\ncontent-type: text/event-stream\n\n"
+        + small_sse
+    )
+    # SSE oddities
+    seeds["sse-odd"] = format_byte("sse") + (
+        b"\xef\xbb\xbf: keep-alive\r\nevent: message\r\nid: 7\r\nretry: 100\r\n data : "
+        + orjson.dumps(chunks[0])
+        + b"\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n"
+        + b"data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n"
+        + b"event: error\ndata: {\"error\":{\"message\":\"boom\",\"code\":500}}\n\n"
+        + b"data: {\"x\": NaN, \"s\": \"\\ud800\"}\n\ndata: [DONE]\n\ndata: {\"choices\":[]}"
+    )
+    seeds["docs-inline"] = format_byte("docs") + (
+        b"Prose before.\n\ndata: {\n  \"id\": \"x\",\n  \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"{\"}}]\n}\n\n...\n\n"
+        + b"data: [DONE]\n\nMore prose\ndata: {\"choices\": [\n"
+    )
+    # the small capture in every forced format
+    for fmt in FORMATS:
+        seeds[f"forced-{fmt}"] = format_byte(fmt) + small_sse
+    return seeds
+
+
+def build_corpus(corpus: Path, max_len: int) -> int:
+    corpus.mkdir(parents=True, exist_ok=True)
+    count = 0
+    sources = [
+        *sorted((ROOT / "tests/captures").glob("*.sse")),
+        *sorted((ROOT / "tests/captures/derived").glob("*")),
+        *sorted((ROOT / "tests/captures").glob("*.txt")),
+        *sorted((ROOT / "app/demos").glob("*.timed.jsonl")),
+        ROOT / "app/demos/seed-docs.txt",
+    ]
+    for path in sources:
+        data = path.read_bytes()
+        if len(data) + 1 > max_len:  # keep whole lines
+            data = data[: data.rfind(b"\n", 0, max_len - 1) + 1]
+        (corpus / f"seed-{path.name}").write_bytes(format_byte(None) + data)
+        count += 1
+    for name, data in built_seeds().items():
+        (corpus / f"seed-built-{name}").write_bytes(data[:max_len])
+        count += 1
+    return count
+
+
+# ---------------------------------------------------------------------- minimising
+def minimise(raw_input: bytes, sig: str, budget: float = 120.0) -> bytes:
+    """Delta debugging on bytes (then on lines' characters), keeping the format byte and the
+    finding's signature."""
+    deadline = time.monotonic() + budget
+
+    def same(candidate: bytes) -> bool:
+        found = run_one(candidate)
+        return found is not None and found[0] == sig
+
+    head, best = raw_input[:1], raw_input[1:]
+    chunk = max(len(best) // 2, 1)
+    while chunk >= 1 and time.monotonic() < deadline:
+        progress = False
+        start = 0
+        while start < len(best) and time.monotonic() < deadline:
+            candidate = best[:start] + best[start + chunk :]
+            if same(head + candidate):
+                best = candidate
+                progress = True
+            else:
+                start += chunk
+        if not progress:
+            chunk //= 2
+    # then try simplifying bytes to one simple character, one position at a time
+    for i in range(len(best)):
+        if time.monotonic() > deadline:
+            break
+        for repl in (b"a", b"0", b" "):
+            if best[i : i + 1] == repl:
+                break
+            candidate = best[:i] + repl + best[i + 1 :]
+            if same(head + candidate):
+                best = candidate
+                break
+    return head + best
+
+
+# ---------------------------------------------------------------------- main
+def main() -> None:
+    argv = sys.argv[1:]
+    extra: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1 :]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=int, default=600, help="libFuzzer -max_total_time")
+    parser.add_argument("--max-len", type=int, default=64 * 1024)
+    parser.add_argument("--timeout", type=int, default=20, help="libFuzzer -timeout (seconds)")
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--crashes", type=Path, default=CRASHES)
+    parser.add_argument("--strict", action="store_true", help="let exceptions crash libFuzzer")
+    parser.add_argument("--reseed", action="store_true", help="rewrite the seed files")
+    parser.add_argument("--seed-only", action="store_true")
+    parser.add_argument("--replay", nargs="+", type=Path, metavar="FILE")
+    parser.add_argument("--minimize", type=Path, metavar="FILE")
+    parser.add_argument("--budget", type=float, default=120.0, help="seconds for --minimize")
+    args = parser.parse_args(argv)
+    args.crashes.mkdir(parents=True, exist_ok=True)
+
+    if args.replay:
+        for path in args.replay:
+            found = run_one(path.read_bytes())
+            fmt, _ = split_input(path.read_bytes())
+            print(f"{path} (format {fmt}): {found[0] if found else 'no finding'}")
+            if found:
+                print(found[1])
+        return
+    if args.minimize:
+        raw_input = args.minimize.read_bytes()
+        found = run_one(raw_input)
+        if found is None:
+            sys.exit(f"{args.minimize}: no finding to keep")
+        small = minimise(raw_input, found[0], args.budget)
+        out = args.crashes / f"{args.minimize.name}.min"
+        out.write_bytes(small)
+        print(f"signature: {found[0]}\nformat: {split_input(small)[0]}\n"
+              f"{len(raw_input)} -> {len(small)} bytes: {out}\n{small[1:]!r}")
+        return
+
+    if args.reseed or not any(args.corpus.glob("seed-*")):
+        print(f"seeded {build_corpus(args.corpus, args.max_len)} inputs in {args.corpus}")
+    if args.seed_only:
+        return
+    libfuzzer = [
+        sys.argv[0],
+        str(args.corpus),
+        f"-max_total_time={args.seconds}",
+        f"-max_len={args.max_len}",
+        f"-timeout={args.timeout}",
+        f"-artifact_prefix={args.crashes}/",
+        f"-dict={DICT}",
+        "-print_final_stats=1",
+        "-rss_limit_mb=4096",
+        *extra,
+    ]
+    atheris.Setup(libfuzzer, Collector(args.crashes, args.strict))
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

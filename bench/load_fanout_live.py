@@ -1,0 +1,183 @@
+"""Fan-out, live: many viewers follow one live run's share link.
+
+A live run is started over the websocket (``start``) against the fake upstream (own process)
+with model ``gate:<name>:<rate>:<count>``: the fake sends its headers, waits until every viewer
+has opened the share link (``open`` with the capture id, ``capture`` received), then writes
+``count`` chunks at ``rate`` per second, each with ``x_sent_ms``. Each viewer checks that it
+gets every event in order (``seq`` continuous from 0, tokens ``t0``, ``t1``, ... in order, end
+``done``) and records, for every chunk, its lateness: the viewer's receipt time (``time.time()``
+when ``recv()`` returned the message) minus ``x_sent_ms`` (the fake's wall clock when it wrote
+the chunk; same machine, same clock). Baseline: the same with one viewer, same server, same run.
+
+    python bench/load_fanout_live.py                     # 200 viewers, 200 chunks/s x 4000
+    python bench/load_fanout_live.py --viewers 50 --count 1000 --procs 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import loadkit as kit
+
+
+def run_phase(
+    server: kit.Server, fake: kit.Fake, name: str, viewers: int, args: argparse.Namespace
+) -> dict[str, Any]:
+    model = f"gate:{name}:{args.rate:g}:{args.count}"
+    starter = kit.Worker("starter", {"port": server.port, "base_url": fake.url, "model": model})
+    capture = starter.wait("started", 30)["capture"]
+    workers = [
+        kit.Worker(
+            "follow",
+            {"port": server.port, "capture": capture, "n": n, "count": args.count},
+            name=f"follow{i}",
+        )
+        for i, n in enumerate(kit.split(viewers, args.procs))
+    ]
+    attached = sum(w.wait("ready", 120)["attached"] for w in workers)
+    health = server.healthz()
+    before, cpu = server.stats(), kit.CpuWindow().start()
+    t0 = time.monotonic()
+    fake.go(name)
+    dumps = []
+    if args.py_spy and viewers > 1:
+        time.sleep(args.count / args.rate / 2)
+        dumps.append(server.py_spy_dump())
+    results = [w.wait("result", args.count / args.rate + 180) for w in workers]
+    starter_result = starter.wait("result", 60)
+    wall = time.monotonic() - t0
+    after, machine = server.stats(), cpu.stop()
+    for w in (*workers, starter):
+        w.stop()
+    views = [v for r in results for v in r["viewers"]]
+    lateness = [x for v in views for x in v["lateness"]]
+    return {
+        "viewers": viewers,
+        "attached": attached,
+        "healthz_websockets": health.get("websockets"),
+        "capture": capture,
+        "ok": sum(1 for v in views if v["ok"]),
+        "failures": [
+            {k: v.get(k) for k in ("error", "end", "seq_errors", "token_errors", "tokens")}
+            for v in views
+            if not v["ok"]
+        ][:5],
+        "seq_errors": sum(v["seq_errors"] for v in views),
+        "token_errors": sum(v["token_errors"] for v in views),
+        "messages": sum(v["messages"] for v in views),
+        "events": sum(v["events"] for v in views),
+        "lateness": {
+            "n": len(lateness),
+            "p50": kit.pct(lateness, 50),
+            "p95": kit.pct(lateness, 95),
+            "p99": kit.pct(lateness, 99),
+            "max": max(lateness, default=float("nan")),
+        },
+        "rate_p50": kit.pct([v.get("rate", 0.0) for v in views], 50),
+        "starter_end": (starter_result.get("end") or {}).get("reason"),
+        "server_cpu_s": after["cpu_s"] - before["cpu_s"],
+        "server_threads": after["worker_threads"],
+        "server_rss": after["worker_rss"],
+        "wall_s": wall,
+        "machine": machine,
+        "client": kit.client_cpu(results),
+        "py_spy": dumps,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--viewers", type=int, default=200)
+    parser.add_argument("--rate", type=float, default=200.0, help="chunks per second")
+    parser.add_argument("--count", type=int, default=4000, help="chunks in the run")
+    parser.add_argument("--threads", type=int, default=256, help="gunicorn threads")
+    parser.add_argument("--procs", type=int, default=2, help="client processes")
+    parser.add_argument("--target-p95-ms", type=float, default=100.0)
+    parser.add_argument("--py-spy", action="store_true", help="py-spy dump the worker mid-run")
+    args = parser.parse_args(argv)
+    kit.install_cleanup()
+    kit.header("Fan-out, live: viewers following one live run")
+    fake = kit.Fake()
+    server = kit.Server(threads=args.threads).start()
+    print(f"server: `{server.describe()}`; fake upstream pid {fake.pid}, its own process")
+    print(
+        f"run: model gate:*:{args.rate:g}:{args.count} ({args.count / args.rate:.0f} s), "
+        f"viewers attach first, then the fake writes; clients: {args.procs} process(es)\n"
+    )
+    try:
+        base = run_phase(server, fake, "baseline", 1, args)
+        many = run_phase(server, fake, "fanout", args.viewers, args)
+    finally:
+        server.stop()
+        fake.stop()
+    table = kit.Table(f"Fan-out, live: {args.viewers} viewers, {args.rate:g} chunks/s x {args.count}")
+    n = args.viewers
+    table.row(
+        "viewers with every event in order (seq continuous, all tokens, end done)",
+        f"{many['ok']}/{n} (attached {many['attached']}, seq errors {many['seq_errors']}, "
+        f"token errors {many['token_errors']})",
+        f"{base['ok']}/1",
+        "",
+        f"{n}/{n}",
+        many["ok"] == n and base["ok"] == 1,
+    )
+    lb, lm = base["lateness"], many["lateness"]
+    table.row("lateness p50 (fake's write -> viewer's recv)", kit.fmt_ms(lm["p50"]), kit.fmt_ms(lb["p50"]), kit.ratio(lm["p50"], lb["p50"]))
+    table.row(
+        "lateness p95",
+        kit.fmt_ms(lm["p95"]),
+        f"1 viewer {kit.fmt_ms(lb['p95'])}",
+        kit.ratio(lm["p95"], lb["p95"]),
+        f"< {args.target_p95_ms:g} ms",
+        lm["p95"] < args.target_p95_ms,
+    )
+    table.row("lateness p99", kit.fmt_ms(lm["p99"]), kit.fmt_ms(lb["p99"]), kit.ratio(lm["p99"], lb["p99"]))
+    table.row("lateness max", kit.fmt_ms(lm["max"]), kit.fmt_ms(lb["max"]), kit.ratio(lm["max"], lb["max"]))
+    table.row(
+        "lateness samples (chunks x viewers)",
+        f"{lm['n']:,}",
+        f"{lb['n']:,}",
+    )
+    table.row(
+        "messages per viewer (1 per chunk when on the live edge; fewer = batched catch-up)",
+        f"{many['messages'] / max(1, n):.0f}",
+        f"{base['messages']:.0f}",
+    )
+    table.row(
+        "server CPU during the run (master + worker)",
+        f"{many['server_cpu_s']:.1f} s in {many['wall_s']:.1f} s ({100 * many['server_cpu_s'] / many['wall_s']:.0f}% of a core)",
+        f"{base['server_cpu_s']:.1f} s in {base['wall_s']:.1f} s",
+        kit.ratio(many["server_cpu_s"], base["server_cpu_s"]),
+    )
+    table.row(
+        "server worker threads / RSS at the end",
+        f"{many['server_threads']} / {kit.fmt_mb(many['server_rss'])}",
+        f"{base['server_threads']} / {kit.fmt_mb(base['server_rss'])}",
+    )
+    table.row(
+        "machine CPU busy during the run (2 cores = 100%)",
+        f"{100 * many['machine']['machine_busy']:.0f}%",
+        f"{100 * base['machine']['machine_busy']:.0f}%",
+    )
+    table.row(
+        "other processes' CPU during the run (not this bench)",
+        f"{many['machine']['others_cpu_s']:.1f} s: {kit.others_text(many['machine'])}",
+        f"{base['machine']['others_cpu_s']:.1f} s",
+    )
+    kit.client_row(table, f"{n} viewers", many["client"], many["wall_s"])
+    kit.client_row(table, "1 viewer", base["client"], base["wall_s"])
+    print(table.render())
+    if many["failures"]:
+        print(f"\nfailures (first 5): {many['failures']}")
+    for dump in many["py_spy"]:
+        print("\npy-spy dump mid-run:\n```\n" + dump[:20000] + "\n```")
+    print(f"\nresult: {'FAIL: ' + ', '.join(table.failed) if table.failed else 'all targets met'}")
+    kit.save_json("fanout_live", {"baseline": base, "fanout": many, "failed": table.failed})
+    return 1 if table.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
