@@ -117,18 +117,31 @@ def check_invariants(stream) -> None:
         prev = raw
 
 
-def exercise(data: bytes, fmt: str | None) -> None:
-    """Everything a finding can come from; raises on a finding."""
-    capture = read_capture(data, fmt, LIMITS)
+def exercise(data: bytes, fmt: str | None) -> list[Exception]:
+    """Everything a finding can come from. Each step runs on its own, so one finding does not
+    hide another in a later step; the invariants are checked last. Returns the exceptions."""
+    found: list[Exception] = []
+
+    def step(fn, *args) -> None:
+        try:
+            fn(*args)
+        except Exception as exc:  # every exception is a finding
+            found.append(exc)
+
+    try:
+        capture = read_capture(data, fmt, LIMITS)
+    except Exception as exc:
+        return [exc]
     for stream in capture.streams:
-        check_invariants(stream)
-        orjson.dumps(summarize(stream))
-        orjson.dumps([e.to_json() for e in stream.events])
-        for i in range(len(stream.raw)):
-            stream.raw_text(i)
-    to_jsonl(capture)
-    to_sse(capture)
-    to_timed(capture, data)
+        step(lambda s: orjson.dumps(summarize(s)), stream)
+        step(lambda s: orjson.dumps([e.to_json() for e in s.events]), stream)
+        step(lambda s: [s.raw_text(i) for i in range(len(s.raw))], stream)
+    step(to_jsonl, capture)
+    step(to_sse, capture)
+    step(to_timed, capture, data)
+    for stream in capture.streams:
+        step(check_invariants, stream)
+    return found
 
 
 # ---------------------------------------------------------------------- signatures
@@ -152,14 +165,12 @@ def signature(exc: BaseException) -> str:
     return f"{type(exc).__name__}({_normalise(str(exc))})@{place}"
 
 
-def run_one(raw_input: bytes) -> tuple[str, str] | None:
-    """(signature, traceback) of the finding this input gives, or None."""
+def run_one(raw_input: bytes) -> list[tuple[str, str]]:
+    """(signature, traceback) of each finding this input gives."""
     fmt, data = split_input(raw_input)
-    try:
-        exercise(data, fmt)
-    except Exception as exc:  # noqa: BLE001 - every exception is a finding
-        return signature(exc), traceback.format_exc()
-    return None
+    return [
+        (signature(exc), "".join(traceback.format_exception(exc))) for exc in exercise(data, fmt)
+    ]
 
 
 # ---------------------------------------------------------------------- fuzzing
@@ -173,11 +184,9 @@ class Collector:
     def __call__(self, raw_input: bytes) -> None:
         fmt, data = split_input(raw_input)
         start = time.perf_counter()
-        try:
-            exercise(data, fmt)
-        except Exception as exc:
+        for exc in exercise(data, fmt):
             if self.strict:
-                raise
+                raise exc
             self.record(raw_input, fmt, exc)
         elapsed = time.perf_counter() - start
         if elapsed > SLOW_SECONDS:
@@ -417,8 +426,7 @@ def minimise(raw_input: bytes, sig: str, budget: float = 120.0) -> bytes:
     deadline = time.monotonic() + budget
 
     def same(candidate: bytes) -> bool:
-        found = run_one(candidate)
-        return found is not None and found[0] == sig
+        return any(found == sig for found, _ in run_one(candidate))
 
     head, best = raw_input[:1], raw_input[1:]
     chunk = max(len(best) // 2, 1)
@@ -457,7 +465,7 @@ def main() -> None:
         argv, extra = argv[:cut], argv[cut + 1 :]
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=int, default=600, help="libFuzzer -max_total_time")
-    parser.add_argument("--max-len", type=int, default=64 * 1024)
+    parser.add_argument("--max-len", type=int, default=8 * 1024, help="libFuzzer -max_len")
     parser.add_argument("--timeout", type=int, default=20, help="libFuzzer -timeout (seconds)")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--crashes", type=Path, default=CRASHES)
@@ -467,27 +475,31 @@ def main() -> None:
     parser.add_argument("--replay", nargs="+", type=Path, metavar="FILE")
     parser.add_argument("--minimize", type=Path, metavar="FILE")
     parser.add_argument("--budget", type=float, default=120.0, help="seconds for --minimize")
+    parser.add_argument("--signature", help="with --minimize: the finding to keep (default: first)")
     args = parser.parse_args(argv)
     args.crashes.mkdir(parents=True, exist_ok=True)
 
     if args.replay:
         for path in args.replay:
-            found = run_one(path.read_bytes())
-            fmt, _ = split_input(path.read_bytes())
-            print(f"{path} (format {fmt}): {found[0] if found else 'no finding'}")
-            if found:
-                print(found[1])
+            raw_input = path.read_bytes()
+            found = run_one(raw_input)
+            print(f"{path} (format {split_input(raw_input)[0]}): {len(found)} finding(s)")
+            for sig, tb in found:
+                print(f"--- {sig}\n{tb}")
         return
     if args.minimize:
         raw_input = args.minimize.read_bytes()
         found = run_one(raw_input)
-        if found is None:
+        if not found:
             sys.exit(f"{args.minimize}: no finding to keep")
-        small = minimise(raw_input, found[0], args.budget)
+        sig = args.signature or found[0][0]
+        small = minimise(raw_input, sig, args.budget)
         out = args.crashes / f"{args.minimize.name}.min"
         out.write_bytes(small)
-        print(f"signature: {found[0]}\nformat: {split_input(small)[0]}\n"
-              f"{len(raw_input)} -> {len(small)} bytes: {out}\n{small[1:]!r}")
+        print(
+            f"signature: {sig}\nformat: {split_input(small)[0]}\n"
+            f"{len(raw_input)} -> {len(small)} bytes: {out}\n{small[1:]!r}"
+        )
         return
 
     if args.reseed or not any(args.corpus.glob("seed-*")):

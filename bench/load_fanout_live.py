@@ -76,6 +76,7 @@ def run_phase(
             "p99": kit.pct(lateness, 99),
             "max": max(lateness, default=float("nan")),
         },
+        "split": kit.split_lateness(views),
         "rate_p50": kit.pct([v.get("rate", 0.0) for v in views], 50),
         "starter_end": (starter_result.get("end") or {}).get("reason"),
         "server_cpu_s": after["cpu_s"] - before["cpu_s"],
@@ -136,6 +137,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     table.row("lateness p99", kit.fmt_ms(lm["p99"]), kit.fmt_ms(lb["p99"]), kit.ratio(lm["p99"], lb["p99"]))
     table.row("lateness max", kit.fmt_ms(lm["max"]), kit.fmt_ms(lb["max"]), kit.ratio(lm["max"], lb["max"]))
+    sm, sb = many["split"], base["split"]
+    if sm and sb:
+        table.row(
+            "  of which fake's write -> server's read, p50/p95/p99 (upstream thread late)",
+            f"{kit.fmt_ms(sm['read_p50'])} / {kit.fmt_ms(sm['read_p95'])} / {kit.fmt_ms(sm['read_p99'])}",
+            f"{kit.fmt_ms(sb['read_p50'])} / {kit.fmt_ms(sb['read_p95'])} / {kit.fmt_ms(sb['read_p99'])}",
+        )
+        table.row(
+            "  of which server's read -> viewer's recv, p50/p95/p99 (fan-out)",
+            f"{kit.fmt_ms(sm['after_p50'])} / {kit.fmt_ms(sm['after_p95'])} / {kit.fmt_ms(sm['after_p99'])}",
+            f"{kit.fmt_ms(sb['after_p50'])} / {kit.fmt_ms(sb['after_p95'])} / {kit.fmt_ms(sb['after_p99'])}",
+        )
     table.row(
         "lateness samples (chunks x viewers)",
         f"{lm['n']:,}",

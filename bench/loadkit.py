@@ -559,6 +559,31 @@ def split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
+def split_lateness(views: list[dict[str, Any]]) -> dict[str, Any]:
+    """Split each chunk's lateness at the server's read of it.
+
+    The server stamps each upstream read with ``t`` (ms since the run's request, monotonic);
+    ``t - x_sent_ms`` is the read's lateness plus a constant (the request's start on the wall
+    clock), taken as the smallest value (the best read counts as 0 ms late). Chunk i's
+    lateness = (fake's write -> server's read) + (server's read -> viewer's recv)."""
+    reads = next((v["reads"] for v in views if v.get("reads")), [])
+    if not reads:
+        return {}
+    floor = min(reads)
+    read_late = [r - floor for r in reads]
+    after = [
+        late - read_late[i] for v in views for i, late in enumerate(v["lateness"]) if i < len(read_late)
+    ]
+    return {
+        "read_p50": pct(read_late, 50),
+        "read_p95": pct(read_late, 95),
+        "read_p99": pct(read_late, 99),
+        "after_p50": pct(after, 50),
+        "after_p95": pct(after, 95),
+        "after_p99": pct(after, 99),
+    }
+
+
 def client_cpu(results: list[dict[str, Any]]) -> dict[str, Any]:
     """The client processes' own CPU (and whether one of them was saturated)."""
     cpu = [r["client"]["cpu_s"] for r in results]
@@ -603,7 +628,7 @@ def _fake_main() -> None:
     from tests.fake_upstream import FakeUpstream, Handler, chunk
 
     class GateHandler(Handler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             if self.path.startswith("/bench/go/"):
                 self.server.bench_gate(self.path.rsplit("/", 1)[1]).set()
                 self._whole(200, "text/plain", b"go")
@@ -740,7 +765,7 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
                 elif kind in ("end", "error"):
                     end = message
                     break
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             end = {"type": "failed", "error": _describe(exc)}
         with contextlib.suppress(Exception):
             await ws.close()
@@ -758,6 +783,7 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
             nonlocal attached
             out: dict[str, Any] = {"ok": False, "seq_errors": 0, "token_errors": 0, "events": 0, "messages": 0}
             lateness: list[float] = []
+            reads: list[float] = []
             t0 = time.monotonic()
             counted = False
             try:
@@ -790,6 +816,8 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
                                 sent = (e.get("fields") or {}).get("x_sent_ms")
                                 if sent is not None:
                                     lateness.append(round(now - sent, 2))
+                                    if i == 0:  # the server's read time t minus the write time
+                                        reads.append(round(e["t"] - sent, 2))
                                     if first_t is None:
                                         first_t = now
                                     last_t = now
@@ -811,13 +839,15 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
                     out["rate"] = (len(lateness) - 1) / ((last_t - first_t) / 1000)
                 with contextlib.suppress(Exception):
                     await ws.close()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 out["error"] = _describe(exc)
                 if not counted:
                     attached += 1  # a failure counts as attached, so nobody waits for it
                     if attached == n:
                         all_attached.set()
             out["lateness"] = lateness
+            if i == 0:
+                out["reads"] = reads
             return out
 
         tasks = [asyncio.create_task(viewer(i)) for i in range(n)]
@@ -875,7 +905,7 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
                 out["expected_events"] = sum(expected.values())
                 with contextlib.suppress(Exception):
                     await ws.close()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 out["error"] = _describe(exc)
             return out
 
@@ -903,7 +933,7 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
                             break
                         try:
                             raw = await asyncio.wait_for(ws.recv(), left)
-                        except asyncio.TimeoutError:
+                        except TimeoutError:
                             break
                         message = loads(raw)
                         if message["type"] == "events":
@@ -916,7 +946,7 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
                             break
                     with contextlib.suppress(Exception):
                         await ws.close()
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     out["errors"].append(_describe(exc))
                     await asyncio.sleep(0.1)
             out["errors"] = out["errors"][:5]
@@ -950,7 +980,7 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
                             raise RuntimeError(f"error {message.get('code')}")
                     await ws.close()
                     durations.append((time.monotonic() - t0) * 1000)
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     key = _describe(exc)[:120]
                     failures[key] = failures.get(key, 0) + 1
 

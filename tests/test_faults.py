@@ -31,7 +31,11 @@ def server(tmp_path_factory):
 def meaning(messages: list[dict]) -> list[tuple]:
     """What the stream said, independent of timing and of how reads were cut."""
     kept = ("text", "tool_start", "tool_args", "tool_end", "finish", "usage")
-    return [(e["kind"], e.get("text"), e.get("call"), e.get("arguments"), e.get("reason")) for e in events(messages) if e["kind"] in kept]
+    return [
+        (e["kind"], e.get("text"), e.get("call"), e.get("arguments"), e.get("reason"))
+        for e in events(messages)
+        if e["kind"] in kept
+    ]
 
 
 def run_through(server, fake, faults: Faults | None) -> list[dict]:
@@ -81,5 +85,7 @@ def test_a_reset_mid_stream_is_shown_and_the_partial_recording_kept(server, fake
     capture, _ = stored(server, started(messages)["capture"])
     stream = capture.streams[0]
     assert stream.end_reason == "disconnected"
-    kept = [(e.kind, getattr(e, "text", None)) for e in stream.events if e.kind in ("text", "tool_args")]
+    kept = [
+        (e.kind, getattr(e, "text", None)) for e in stream.events if e.kind in ("text", "tool_args")
+    ]
     assert kept == [(k, t) for k, t, *_ in partial if k in ("text", "tool_args")]

@@ -132,3 +132,32 @@ def test_bom_before_the_stream_changes_nothing(tokens):
     with_bom = read_capture(b"\xef\xbb\xbf" + body).streams[0]
     texts = [e.text for e in with_bom.events if e.kind == "text"]
     assert texts == tokens
+
+
+@PROFILE
+@given(TOKENS, st.data())
+def test_timed_captures_give_the_same_events_whatever_the_read_boundaries(tokens, data):
+    from app.captures.timed import end_line, header_line, read_line
+
+    body = encode(tokens, "\n")
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(body) - 1)), max_size=10)))
+    pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True) if b > a]
+    lines = [header_line(created="2026-01-01T00:00:00Z")]
+    lines += [read_line(10.0 * (i + 1), piece) for i, piece in enumerate(pieces)]
+    lines.append(end_line(10.0 * (len(pieces) + 1), "done"))
+    timed = read_capture(b"".join(lines))
+    plain_sse = read_capture(body)
+    assert timed.format == "timed"
+    texts = [e.text for e in timed.streams[0].events if e.kind == "text"]
+    assert texts == [e.text for e in plain_sse.streams[0].events if e.kind == "text"] == tokens
+
+
+@PROFILE
+@given(st.binary(max_size=400), st.data())
+def test_arbitrary_bytes_split_anywhere_never_raise_and_give_the_same_events(body, data):
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(body) - 1)), max_size=8)))
+    pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True) if b > a]
+    whole = feed_pieces([body]) if body else feed_pieces([])
+    split = feed_pieces(pieces)
+    strip = lambda s: [{k: v for k, v in e.to_json().items() if k != "t"} for e in s[0].events]  # noqa: E731
+    assert orjson.dumps(strip(split)) == orjson.dumps(strip(whole))

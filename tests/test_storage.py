@@ -43,7 +43,9 @@ def new(data: bytes = b"data: [DONE]\n\n", **fields) -> NewCapture:
 def test_add_get_read(store):
     record, token = store.add(new(b"abc", redacted=[{"kind": "jwt", "count": 2}]))
     again = store.get(record.id)
-    assert again.title == "t" and again.size == 3 and again.redacted == [{"kind": "jwt", "count": 2}]
+    assert (
+        again.title == "t" and again.size == 3 and again.redacted == [{"kind": "jwt", "count": 2}]
+    )
     assert again.sha256 == hashlib.sha256(b"abc").hexdigest()
     assert store.read_bytes(record.id) == b"abc"
     assert store.get("missing") is None
@@ -80,7 +82,9 @@ def test_append_finish_and_concurrent_growth(store):
     lines = data.decode().splitlines()
     assert lines[0] == "head" and len(lines) == 81
     for tag in "abcd":
-        assert [line for line in lines if line.startswith(tag)] == [f"{tag}{i:02d}" for i in range(20)]
+        assert [line for line in lines if line.startswith(tag)] == [
+            f"{tag}{i:02d}" for i in range(20)
+        ]
     store.finish(record.id, streams=1, fmt="timed")
     finished = store.get(record.id)
     assert finished.size == len(data) and finished.sha256 == hashlib.sha256(data).hexdigest()
@@ -123,13 +127,23 @@ def test_the_server_runs_on_postgresql(postgres, tmp_path):
         assert status == 201
         status, _, body = request(live, "GET", f"/api/captures/{answer['id']}")
         assert status == 200 and json.loads(body)["title"] == "on postgres"
-        assert request(live, "GET", f"/api/captures/{answer['id']}/raw")[2] == corpus("openai-gpt4o-tool-single.sse")
+        assert request(live, "GET", f"/api/captures/{answer['id']}/raw")[2] == corpus(
+            "openai-gpt4o-tool-single.sse"
+        )
         assert not (tmp_path / "data" / "streamscope.db").exists()
     finally:
         live.stop()
     again = LiveServer(tmp_path / "data2", env={"STREAMSCOPE_DATABASE_URL": postgres.url}).start()
     try:
         assert request(again, "GET", f"/c/{answer['id']}")[0] == 200  # another process, same store
-        assert request(again, "DELETE", f"/api/captures/{answer['id']}", headers={"X-Delete-Token": answer["delete_token"]})[0] == 204
+        assert (
+            request(
+                again,
+                "DELETE",
+                f"/api/captures/{answer['id']}",
+                headers={"X-Delete-Token": answer["delete_token"]},
+            )[0]
+            == 204
+        )
     finally:
         again.stop()

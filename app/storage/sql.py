@@ -105,12 +105,18 @@ class SQLStore:
             source=capture.source,
         )
         with self._tx() as db:
-            self._run(db, f"INSERT INTO captures ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", _row(record))
+            self._run(
+                db,
+                f"INSERT INTO captures ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                _row(record),
+            )
             self._run(db, "INSERT INTO capture_parts VALUES (?, 0, ?)", (record.id, capture.data))
         return record, token
 
     def _record(self, db: Any, capture_id: str) -> CaptureRecord | None:
-        row = self._run(db, f"SELECT {COLUMNS} FROM captures WHERE id = ?", (capture_id,)).fetchone()
+        row = self._run(
+            db, f"SELECT {COLUMNS} FROM captures WHERE id = ?", (capture_id,)
+        ).fetchone()
         if row is None:
             return None
         values = list(row)
@@ -129,7 +135,9 @@ class SQLStore:
     def _parts(self, capture_id: str) -> Iterator[bytes]:
         db = self._db()
         # One statement: a consistent snapshot of a capture that may be growing.
-        rows = self._run(db, "SELECT data FROM capture_parts WHERE capture_id = ? ORDER BY seq", (capture_id,)).fetchall()
+        rows = self._run(
+            db, "SELECT data FROM capture_parts WHERE capture_id = ? ORDER BY seq", (capture_id,)
+        ).fetchall()
         if not rows and self._record(db, capture_id) is None:
             raise KeyError(capture_id)
         return (bytes(row[0]) for row in rows)
@@ -148,16 +156,24 @@ class SQLStore:
     def append(self, capture_id: str, data: bytes) -> None:
         with self._tx() as db:
             row = self._run(
-                db, "UPDATE captures SET size = size + ?, parts = parts + 1 WHERE id = ? RETURNING parts", (len(data), capture_id)
+                db,
+                "UPDATE captures SET size = size + ?, parts = parts + 1 WHERE id = ? RETURNING parts",
+                (len(data), capture_id),
             ).fetchone()
             if row is None:
                 raise KeyError(capture_id)
-            self._run(db, "INSERT INTO capture_parts VALUES (?, ?, ?)", (capture_id, row[0] - 1, data))
+            self._run(
+                db, "INSERT INTO capture_parts VALUES (?, ?, ?)", (capture_id, row[0] - 1, data)
+            )
 
     def finish(self, capture_id: str, *, streams: int, fmt: str) -> None:
         digest = hashlib.sha256(self.read_bytes(capture_id)).hexdigest()
         with self._tx() as db:
-            self._run(db, "UPDATE captures SET streams = ?, format = ?, sha256 = ? WHERE id = ?", (streams, fmt, digest, capture_id))
+            self._run(
+                db,
+                "UPDATE captures SET streams = ?, format = ?, sha256 = ? WHERE id = ?",
+                (streams, fmt, digest, capture_id),
+            )
 
     def delete(self, capture_id: str, token: str | None) -> bool:
         with self._tx() as db:
@@ -175,7 +191,9 @@ class SQLStore:
         with self._tx() as db:
             expired = "SELECT id FROM captures WHERE expires IS NOT NULL AND expires <= ?"
             self._run(db, f"DELETE FROM capture_parts WHERE capture_id IN ({expired})", (now,))
-            return self._run(db, "DELETE FROM captures WHERE expires IS NOT NULL AND expires <= ?", (now,)).rowcount
+            return self._run(
+                db, "DELETE FROM captures WHERE expires IS NOT NULL AND expires <= ?", (now,)
+            ).rowcount
 
     def close(self) -> None:
         with self._lock:
