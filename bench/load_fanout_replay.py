@@ -1,0 +1,208 @@
+"""Fan-out, replay: many viewers open one shared (uploaded) capture at the same moment.
+
+A capture (``bench/gen_capture.py``: OpenAI chunks with logprobs, 5 alternatives each) is
+uploaded twice (``POST /api/captures``, raw body: two ids, same bytes). Each phase starts its
+viewers together (client processes wait for ``go``); each viewer connects, sends ``open``
+right away, and reads until ``end``, checking that it got every event of every stream
+(counts from the ``capture`` message, ``seq`` continuous per stream).
+
+* time to first paint: from the start of the connect to the first ``events`` message; also
+  to ``end`` (the whole timeline);
+* server CPU seconds (master + worker, /proc) during the phase.
+
+Phases, in this order: 1 viewer on capture A (cold: its first open reads and parses it), 1
+viewer on A again (warm: the parsed capture comes from the cache), N viewers on capture B
+(cold, all at once), N viewers on B again (warm). "Parses during the cold N-viewer open"
+estimates how many times the capture was read: (CPU cold N - CPU warm N) / (CPU cold 1 - CPU
+warm 1); the cache is meant to read a capture once and share it.
+
+    python bench/load_fanout_replay.py                 # 200 viewers, 1,000-chunk capture
+    python bench/load_fanout_replay.py --viewers 50 --chunks 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import time
+from typing import Any
+
+import loadkit as kit
+
+
+def make_capture(chunks: int) -> bytes:
+    import gen_capture
+
+    out = io.BytesIO()
+    gen_capture.generate(chunks, out)
+    return out.getvalue()
+
+
+def run_phase(server: kit.Server, capture: str, viewers: int, args: argparse.Namespace) -> dict[str, Any]:
+    workers = [
+        kit.Worker("replay", {"port": server.port, "source": {"capture": capture}, "n": n}, name=f"replay{i}")
+        for i, n in enumerate(kit.split(viewers, args.procs))
+    ]
+    for w in workers:
+        w.wait("ready", 30)
+    before, cpu = server.stats(), kit.CpuWindow().start()
+    t0 = time.monotonic()
+    for w in workers:
+        w.send("go")
+    results = [w.wait("result", 300) for w in workers]
+    wall = time.monotonic() - t0
+    machine = cpu.stop()
+    after = server.stats()
+    for w in workers:
+        w.stop()
+    views = [v for r in results for v in r["viewers"]]
+    first = [v["first_events_ms"] for v in views if "first_events_ms" in v]
+    end = [v["end_ms"] for v in views if "end_ms" in v]
+    return {
+        "viewers": viewers,
+        "ok": sum(1 for v in views if v["ok"]),
+        "failures": [
+            {k: v.get(k) for k in ("error", "end", "events", "expected_events", "seq_errors")}
+            for v in views
+            if not v["ok"]
+        ][:5],
+        "events_per_viewer": max((v["events"] for v in views), default=0),
+        "bytes_per_viewer": max((v["bytes"] for v in views), default=0),
+        "first_p50": kit.pct(first, 50),
+        "first_p95": kit.pct(first, 95),
+        "first_max": max(first, default=float("nan")),
+        "end_p50": kit.pct(end, 50),
+        "end_p95": kit.pct(end, 95),
+        "end_max": max(end, default=float("nan")),
+        "connect_p95": kit.pct([v["connect_ms"] for v in views if "connect_ms" in v], 95),
+        "server_cpu_s": after["cpu_s"] - before["cpu_s"],
+        "server_rss": after["worker_rss"],
+        "server_rss_peak": after["worker_rss_peak"],
+        "server_threads": after["worker_threads"],
+        "wall_s": wall,
+        "machine": machine,
+        "client": kit.client_cpu(results),
+    }
+
+
+def merge(phases: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several 1-viewer phases as one: medians of the times, mean of the CPU."""
+    out = dict(phases[0])
+    for key in ("first_p50", "first_p95", "end_p50", "end_p95", "end_max", "wall_s"):
+        out[key] = kit.pct([p[key] for p in phases], 50)
+    out["server_cpu_s"] = sum(p["server_cpu_s"] for p in phases) / len(phases)
+    out["ok"] = int(all(p["ok"] == 1 for p in phases))
+    out["runs"] = len(phases)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--viewers", type=int, default=200)
+    parser.add_argument("--chunks", type=int, default=1000, help="token chunks in the capture")
+    parser.add_argument("--threads", type=int, default=256, help="gunicorn threads")
+    parser.add_argument("--procs", type=int, default=2, help="client processes")
+    parser.add_argument("--repeat", type=int, default=5, help="1-viewer baseline runs (mean)")
+    parser.add_argument("--target-first-p95-ms", type=float, default=1000.0)
+    parser.add_argument("--target-parses", type=float, default=2.0)
+    args = parser.parse_args(argv)
+    kit.install_cleanup()
+    kit.header("Fan-out, replay: viewers opening one shared capture at once")
+    data = make_capture(args.chunks)
+    server = kit.Server(threads=args.threads).start()
+    print(f"server: `{server.describe()}`")
+    print(
+        f"capture: bench/gen_capture.py, {args.chunks:,} token chunks with logprobs, {kit.fmt_mb(len(data))}, "
+        f"uploaded twice; clients: {args.procs} process(es)\n"
+    )
+    try:
+        ids = []
+        for i in range(args.repeat + 1):
+            status, body, _ = kit.upload(server.port, data, f"fanout-{i}")
+            assert status == 201, (status, body)
+            ids.append(body["id"])
+        # the 1-viewer baselines: each the mean of --repeat opens (CPU ticks are 10 ms)
+        cold1 = merge([run_phase(server, ids[i], 1, args) for i in range(args.repeat)])
+        warm1 = merge([run_phase(server, ids[0], 1, args) for _ in range(args.repeat)])
+        coldn = run_phase(server, ids[-1], args.viewers, args)
+        warmn = run_phase(server, ids[-1], args.viewers, args)
+    finally:
+        server.stop()
+    n = args.viewers
+    table = kit.Table(f"Fan-out, replay: {n} viewers open one {kit.fmt_mb(len(data))} capture at once")
+    table.row(
+        f"viewers with the whole timeline (all events, seq continuous, end complete): cold / warm",
+        f"{coldn['ok']}/{n} / {warmn['ok']}/{n}",
+        f"{cold1['ok']}/1 / {warm1['ok']}/1",
+        "",
+        f"{n}/{n}",
+        coldn["ok"] == n and warmn["ok"] == n and cold1["ok"] == 1 and warm1["ok"] == 1,
+    )
+    table.row(
+        "events / bytes per viewer",
+        f"{warmn['events_per_viewer']:,} events, {kit.fmt_mb(warmn['bytes_per_viewer'])}",
+    )
+    for label, many, one in (("warm", warmn, warm1), ("cold", coldn, cold1)):
+        target = label == "warm"
+        table.row(
+            f"{label}: time to first `events` p50",
+            kit.fmt_ms(many["first_p50"]),
+            f"1 viewer {kit.fmt_ms(one['first_p50'])}",
+            kit.ratio(many["first_p50"], one["first_p50"]),
+        )
+        table.row(
+            f"{label}: time to first `events` p95",
+            kit.fmt_ms(many["first_p95"]),
+            f"1 viewer {kit.fmt_ms(one['first_p95'])}",
+            kit.ratio(many["first_p95"], one["first_p95"]),
+            f"< {args.target_first_p95_ms:g} ms" if target else "",
+            many["first_p95"] < args.target_first_p95_ms if target else None,
+        )
+        table.row(
+            f"{label}: time to `end` p50 / p95 / max",
+            f"{kit.fmt_ms(many['end_p50'])} / {kit.fmt_ms(many['end_p95'])} / {kit.fmt_ms(many['end_max'])}",
+            f"1 viewer {kit.fmt_ms(one['end_p50'])}",
+            kit.ratio(many["end_p95"], one["end_p50"]),
+        )
+        table.row(
+            f"{label}: server CPU (master + worker)",
+            f"{many['server_cpu_s']:.2f} s ({1000 * many['server_cpu_s'] / n:.1f} ms per viewer) in {many['wall_s']:.1f} s",
+            f"1 viewer {one['server_cpu_s']:.3f} s (mean of {one['runs']})",
+            kit.ratio(many["server_cpu_s"] / n, one["server_cpu_s"]) + " per viewer",
+        )
+    parse_one = cold1["server_cpu_s"] - warm1["server_cpu_s"]
+    extra = coldn["server_cpu_s"] - warmn["server_cpu_s"]
+    parses = extra / parse_one if parse_one > 0.005 else float("nan")
+    table.row(
+        f"parses of the capture during the cold {n}-viewer open (estimate: extra CPU / one parse)",
+        f"{parses:.1f} ({extra:.2f} s extra CPU)" if parses == parses else f"n/a ({extra:.2f} s extra CPU)",
+        f"one parse {parse_one:.3f} s",
+        "",
+        f"<= {args.target_parses:g}",
+        parses <= args.target_parses if parses == parses else None,
+    )
+    table.row(
+        "server worker threads / RSS (peak) after the warm phase",
+        f"{warmn['server_threads']} / {kit.fmt_mb(warmn['server_rss'])} ({kit.fmt_mb(warmn['server_rss_peak'])})",
+    )
+    table.row(
+        "machine CPU busy; other processes' CPU (not this bench), warm phase",
+        f"{100 * warmn['machine']['machine_busy']:.0f}%; {warmn['machine']['others_cpu_s']:.1f} s: {kit.others_text(warmn['machine'])}",
+    )
+    kit.client_row(table, f"{n} viewers, warm", warmn["client"], warmn["wall_s"])
+    kit.client_row(table, f"{n} viewers, cold", coldn["client"], coldn["wall_s"])
+    print(table.render())
+    for phase in (coldn, warmn):
+        if phase["failures"]:
+            print(f"\nfailures (first 5): {phase['failures']}")
+    print(f"\nresult: {'FAIL: ' + ', '.join(table.failed) if table.failed else 'all targets met'}")
+    kit.save_json(
+        "fanout_replay",
+        {"cold1": cold1, "warm1": warm1, "coldn": coldn, "warmn": warmn, "failed": table.failed},
+    )
+    return 1 if table.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
