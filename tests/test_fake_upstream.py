@@ -9,15 +9,7 @@ from openai import OpenAI
 from app.captures import read_capture
 from app.domain.assemble import assemble, plain
 
-from .fake_upstream import FakeUpstream
 from .helpers import corpus
-
-
-@pytest.fixture(scope="module")
-def fake():
-    server = FakeUpstream().start()
-    yield server
-    server.stop()
 
 
 def test_the_sdk_streams_a_replayed_capture(fake):

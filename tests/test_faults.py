@@ -6,19 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from .fake_upstream import FakeUpstream
 from .fault_proxy import FaultProxy, Faults
 from .live_server import LiveServer
 from .test_live import collect, events, start, started, stored
 
 MODEL = "replay:openai-gpt4o-tool-parallel.sse"
-
-
-@pytest.fixture(scope="module")
-def fake():
-    server = FakeUpstream().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -13,20 +13,12 @@ import pytest
 from app.captures import read_capture
 from app.domain.assemble import assemble, plain
 
-from .fake_upstream import FakeUpstream
 from .helpers import corpus
 from .live_server import LiveServer
 from .test_api import request
 from .wsclient import connect as ws_connect
 
 CANARY = "sk-canary-7f3c9e1d2b4a6f8e0c1d3e5f7a9b"
-
-
-@pytest.fixture(scope="module")
-def fake():
-    server = FakeUpstream().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")

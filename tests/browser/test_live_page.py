@@ -5,18 +5,8 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
-from ..fake_upstream import FakeUpstream
 from .conftest import watch
 from .test_player import choice_texts, wait_until
-
-
-@pytest.fixture(scope="module")
-def fake():
-    server = FakeUpstream().start()
-    yield server
-    server.stop()
 
 
 def fill_form(page, server, fake, model: str) -> None:

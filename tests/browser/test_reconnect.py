@@ -7,23 +7,13 @@ from __future__ import annotations
 import json
 import time
 
-import pytest
-
 from app.captures import read_capture
 from app.demos import find
 from app.domain.assemble import assemble, plain
 
-from ..fake_upstream import FakeUpstream
 from ..fault_proxy import FaultProxy, Faults
 from ..wsclient import connect as ws_connect
 from .test_player import choice_texts, wait_until
-
-
-@pytest.fixture(scope="module")
-def fake():
-    server = FakeUpstream().start()
-    yield server
-    server.stop()
 
 
 def test_a_replay_cut_mid_load_resumes_without_gaps_or_duplicates(page, server):

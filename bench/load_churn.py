@@ -1,0 +1,234 @@
+"""Churn and soak: connections come and go, then viewers stay a while; does the server return
+to where it was?
+
+1. warm-up: one replay of the demo and one short live run (code paths and caches loaded),
+   then the baseline: the gunicorn worker's threads, RSS and open fds (/proc), after a settle;
+2. churn: ``--cycles`` websocket cycles, ``--concurrency`` at a time: connect, ``open`` the
+   demo, read to ``end``, close;
+3. soak: ``--viewers`` viewers follow one live run of ``--soak`` seconds (fake upstream,
+   ``rate:50:<50 x soak>``), every event checked (seq, tokens, end);
+4. after each, wait until /healthz shows no websocket and no live run, settle ``--settle``
+   seconds, and read threads, RSS and fds again.
+
+Targets: threads back to the baseline; RSS within +10% or +20 MiB of the baseline (whichever
+is larger); fds back to the baseline. A ``py-spy dump`` at the end names what the threads are
+(gunicorn's thread pool keeps its threads once started: ``ThreadPoolExecutor`` has no idle
+timeout), so a thread count above the baseline can be told from a leak.
+
+    python bench/load_churn.py                        # 1,000 cycles, 50 viewers for 60 s
+    python bench/load_churn.py --cycles 200 --soak 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+import loadkit as kit
+
+
+def snapshot(server: kit.Server, settle: float) -> dict[str, Any]:
+    health = server.wait_idle(60)
+    time.sleep(settle)
+    stats = server.stats()
+    worker = stats["workers"][0] if stats["workers"] else {}
+    return {
+        "threads": worker.get("threads"),
+        "rss": worker.get("rss"),
+        "rss_peak": worker.get("rss_peak"),
+        "fds": worker.get("fds"),
+        "cpu_s": stats["cpu_s"],
+        "websockets": health.get("websockets"),
+        "live_runs": health.get("live_runs"),
+    }
+
+
+def thread_kinds(dump: str) -> dict[str, int]:
+    """Thread names in a ``py-spy dump``, grouped (pool threads busy or idle, and others)."""
+    kinds: Counter[str] = Counter()
+    for match in re.finditer(r'^Thread 0x[0-9A-Fa-f]+ \((\w+)\): "([^"]*)"', dump, re.M):
+        state, name = match.groups()
+        base = re.sub(r"[-_]?\d+$", "", name) or name
+        kinds[f"{base} ({state})"] += 1
+    return dict(kinds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cycles", type=int, default=1000)
+    parser.add_argument("--concurrency", type=int, default=20)
+    parser.add_argument("--demo", default="tool-calls-parallel")
+    parser.add_argument("--viewers", type=int, default=50)
+    parser.add_argument("--soak", type=float, default=60.0, help="seconds of the live run")
+    parser.add_argument("--threads", type=int, default=64, help="gunicorn threads")
+    parser.add_argument("--settle", type=float, default=5.0, help="seconds before measuring")
+    parser.add_argument("--procs", type=int, default=1, help="client processes")
+    args = parser.parse_args(argv)
+    kit.install_cleanup()
+    kit.header("Churn and soak: threads, memory and fds return to their baseline")
+    fake = kit.Fake()
+    server = kit.Server(threads=args.threads).start()
+    print(f"server: `{server.describe()}`; fake upstream pid {fake.pid}")
+    count = int(50 * args.soak)
+    print(
+        f"churn: {args.cycles} cycles of connect + open demo {args.demo!r} + read to end + close, "
+        f"{args.concurrency} at a time; soak: {args.viewers} viewers on a live run rate:50:{count} "
+        f"({args.soak:.0f} s); settle {args.settle:g} s before each reading\n"
+    )
+    try:
+        cold = snapshot(server, 0)
+        # warm-up: one replay, one short live run
+        w = kit.Worker("churn", {"port": server.port, "cycles": 3, "concurrency": 1, "demo": args.demo})
+        w.wait("ready", 30)
+        w.send("go")
+        w.wait("result", 60)
+        w.stop()
+        s = kit.Worker("starter", {"port": server.port, "base_url": fake.url, "model": "rate:100:50"})
+        s.wait("result", 60)
+        s.stop()
+        base = snapshot(server, args.settle)
+
+        # churn
+        workers = [
+            kit.Worker("churn", {"port": server.port, "cycles": n, "concurrency": c, "demo": args.demo}, name=f"churn{i}")
+            for i, (n, c) in enumerate(zip(kit.split(args.cycles, args.procs), kit.split(args.concurrency, args.procs)))
+        ]
+        for w in workers:
+            w.wait("ready", 30)
+        t0 = time.monotonic()
+        for w in workers:
+            w.send("go")
+        churn = [w.wait("result", 600) for w in workers]
+        churn_wall = time.monotonic() - t0
+        peak_churn = server.stats()
+        for w in workers:
+            w.stop()
+        after_churn = snapshot(server, args.settle)
+
+        # soak
+        starter = kit.Worker("starter", {"port": server.port, "base_url": fake.url, "model": f"rate:50:{count}"})
+        capture = starter.wait("started", 30)["capture"]
+        followers = [
+            kit.Worker("follow", {"port": server.port, "capture": capture, "n": n, "count": count, "timeout": 60}, name=f"soak{i}")
+            for i, n in enumerate(kit.split(args.viewers, args.procs))
+        ]
+        attached = sum(f.wait("ready", 60)["attached"] for f in followers)
+        mid = None
+        t1 = time.monotonic()
+        soak = []
+        for f in followers:
+            if mid is None:
+                time.sleep(max(0.0, args.soak / 2 - (time.monotonic() - t1)))
+                mid = server.stats()
+            soak.append(f.wait("result", args.soak + 120))
+        soak_wall = time.monotonic() - t1
+        starter_result = starter.wait("result", 60)
+        for f in (*followers, starter):
+            f.stop()
+        after_soak = snapshot(server, args.settle)
+        dump = server.py_spy_dump()
+        log = server.log_events("stream")
+    finally:
+        server.stop()
+        fake.stop()
+
+    ok_cycles = sum(r["ok"] for r in churn)
+    failures: Counter[str] = Counter()
+    for r in churn:
+        failures.update(r["failures"])
+    views = [v for r in soak for v in r["viewers"]]
+    soak_ok = sum(1 for v in views if v["ok"])
+    lateness = [x for v in views for x in v["lateness"]]
+    kinds = thread_kinds(dump)
+    ended = Counter(record.get("ended") for record in log)
+
+    table = kit.Table(
+        f"Churn ({args.cycles} cycles) then soak ({args.viewers} viewers, {args.soak:.0f} s live run)"
+    )
+    table.row(
+        "churn cycles completed (connect, open, all to end, close)",
+        f"{ok_cycles}/{args.cycles} in {churn_wall:.1f} s ({ok_cycles / churn_wall:.0f}/s); "
+        f"cycle p50 {kit.fmt_ms(kit.pct([r['cycle_p50_ms'] for r in churn], 50))}",
+        "",
+        "",
+        f"{args.cycles}/{args.cycles}",
+        ok_cycles == args.cycles,
+    )
+    table.row(
+        "soak viewers with every event in order (seq, tokens, end done)",
+        f"{soak_ok}/{args.viewers} (attached {attached}); lateness p50/p95 "
+        f"{kit.fmt_ms(kit.pct(lateness, 50))} / {kit.fmt_ms(kit.pct(lateness, 95))}",
+        "",
+        "",
+        f"{args.viewers}/{args.viewers}",
+        soak_ok == args.viewers,
+    )
+    bt, brss, bfd = base["threads"], base["rss"], base["fds"]
+    allowance = max(0.10 * brss, 20 * 1048576)
+    for label, snap in (("after churn", after_churn), ("after soak", after_soak)):
+        table.row(
+            f"worker threads, {label} (settled {args.settle:g} s, 0 websockets)",
+            str(snap["threads"]),
+            f"{bt} (cold start {cold['threads']})",
+            f"+{snap['threads'] - bt}",
+            f"= {bt}",
+            snap["threads"] <= bt,
+        )
+        table.row(
+            f"worker RSS, {label}",
+            kit.fmt_mb(snap["rss"]),
+            f"{kit.fmt_mb(brss)} (cold start {kit.fmt_mb(cold['rss'])})",
+            f"{kit.ratio(snap['rss'], brss)} (+{kit.fmt_mb(snap['rss'] - brss)})",
+            f"<= {kit.fmt_mb(brss + allowance)}",
+            snap["rss"] <= brss + allowance,
+        )
+        table.row(
+            f"worker open fds, {label}",
+            str(snap["fds"]),
+            str(bfd),
+            f"+{snap['fds'] - bfd}",
+            f"= {bfd}",
+            snap["fds"] <= bfd,
+        )
+    table.row(
+        "worker threads / RSS at the peaks (end of churn; mid-soak)",
+        f"{peak_churn['worker_threads']} / {kit.fmt_mb(peak_churn['worker_rss'])}; "
+        f"{mid['worker_threads'] if mid else '?'} / {kit.fmt_mb(mid['worker_rss']) if mid else '?'}",
+        "",
+        "",
+        "",
+    )
+    table.row("worker RSS high-water mark (VmHWM)", kit.fmt_mb(after_soak["rss_peak"] or 0))
+    table.row(
+        "threads at the end, by name (py-spy dump)",
+        ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "py-spy gave nothing",
+    )
+    table.row("websocket sessions logged, by how they ended", ", ".join(f"{k}: {v}" for k, v in ended.most_common()))
+    table.row("live run starter ended", str((starter_result.get("end") or {}).get("reason")))
+    if failures:
+        table.row("churn failures (first kinds)", "; ".join(f"{k} x{v}" for k, v in failures.most_common(3)))
+    print(table.render())
+    print(f"\nresult: {'FAIL: ' + ', '.join(table.failed) if table.failed else 'all targets met'}")
+    kit.save_json(
+        "churn",
+        {
+            "cold": cold,
+            "baseline": base,
+            "after_churn": after_churn,
+            "after_soak": after_soak,
+            "thread_kinds": kinds,
+            "churn": churn,
+            "soak_ok": soak_ok,
+            "failed": table.failed,
+            "py_spy_dump": dump,
+        },
+    )
+    return 1 if table.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
