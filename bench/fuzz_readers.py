@@ -39,10 +39,12 @@ import gzip
 import hashlib
 import json
 import os
+import random
 import re
 import sys
 import time
 import traceback
+import zlib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -122,10 +124,11 @@ def exercise(data: bytes, fmt: str | None) -> list[Exception]:
     hide another in a later step; the invariants are checked last. Returns the exceptions."""
     found: list[Exception] = []
 
-    def step(fn, *args) -> None:
+    def step(name: str, fn, *args) -> None:
         try:
             fn(*args)
         except Exception as exc:  # every exception is a finding
+            exc.fuzz_step = name  # type: ignore[attr-defined]
             found.append(exc)
 
     try:
@@ -133,14 +136,14 @@ def exercise(data: bytes, fmt: str | None) -> list[Exception]:
     except Exception as exc:
         return [exc]
     for stream in capture.streams:
-        step(lambda s: orjson.dumps(summarize(s)), stream)
-        step(lambda s: orjson.dumps([e.to_json() for e in s.events]), stream)
-        step(lambda s: [s.raw_text(i) for i in range(len(s.raw))], stream)
-    step(to_jsonl, capture)
-    step(to_sse, capture)
-    step(to_timed, capture, data)
+        step("summary", lambda s: orjson.dumps(summarize(s)), stream)
+        step("events_json", lambda s: orjson.dumps([e.to_json() for e in s.events]), stream)
+        step("raw_text", lambda s: [s.raw_text(i) for i in range(len(s.raw))], stream)
+    step("to_jsonl", to_jsonl, capture)
+    step("to_sse", to_sse, capture)
+    step("to_timed", to_timed, capture, data)
     for stream in capture.streams:
-        step(check_invariants, stream)
+        step("invariants", check_invariants, stream)
     return found
 
 
@@ -157,11 +160,10 @@ def signature(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     app_dir = str(ROOT / "app")
     where = next((f for f in reversed(frames) if f.filename.startswith(app_dir)), None)
-    if where is None and frames:
-        where = frames[-1]
-    place = (
-        f"{os.path.relpath(where.filename, ROOT)}:{where.name}:{where.lineno}" if where else "?"
-    )
+    if where is not None:
+        place = f"{os.path.relpath(where.filename, ROOT)}:{where.name}:{where.lineno}"
+    else:  # raised outside app/ (orjson.dumps of what app/ returned): name the step
+        place = f"harness:{getattr(exc, 'fuzz_step', 'read_capture')}"
     return f"{type(exc).__name__}({_normalise(str(exc))})@{place}"
 
 
@@ -207,9 +209,7 @@ class Collector:
         )
         with (self.crashes / "findings.jsonl").open("a") as log:
             log.write(
-                json.dumps(
-                    {"sig": sig, "file": path.name, "format": fmt, "size": len(raw_input)}
-                )
+                json.dumps({"sig": sig, "file": path.name, "format": fmt, "size": len(raw_input)})
                 + "\n"
             )
         print(f"\n=== NEW FINDING {sig}\n    -> {path}\n{tb}", file=sys.stderr, flush=True)
@@ -225,6 +225,173 @@ class Collector:
             file=sys.stderr,
             flush=True,
         )
+
+
+# ---------------------------------------------------------------------- structure-aware mutator
+# The readers' type checks run in Python, but JSON parsing is orjson (C, not instrumented), so
+# byte mutations rarely turn a well-formed chunk into a well-formed chunk with a value of another
+# type. Half of the mutations therefore parse one JSON value in the input (a ``data:`` line, a
+# JSON line, a timed record, a whole HAR/JSON document, or one found inside a timed record's or
+# HAR entry's text), change one node or add one key, and write it back; the other half are
+# libFuzzer's own byte mutations.
+KEYS = (
+    "id", "object", "created", "model", "choices", "index", "delta", "message", "content",
+    "refusal", "reasoning_content", "reasoning", "tool_calls", "function", "name", "arguments",
+    "type", "thinking", "text", "logprobs", "top_logprobs", "finish_reason", "usage",
+    "completion_tokens", "x_groq", "error", "code", "moderation", "prompt_filter_results",
+    "reasoning_details", "service_tier", "system_fingerprint", "t", "base64", "format",
+    "version", "timing", "reason", "status", "content_type", "source", "request", "response",
+    "url", "method", "headers", "value", "mimeType", "encoding", "postData", "log", "entries",
+)  # fmt: skip
+RAW_VALUES = (
+    b"NaN", b"Infinity", b"-Infinity", b"1" + b"0" * 400, b"123456789012345678901234567",
+    b"18446744073709551616", b"-9223372036854775809", b"5e-324", b"1e-320", b"1.7e308",
+    b"1e400", b"-0.0", b"0", b"-1", b"1", b"2", b"1.5", b"true", b"false", b"null", b'""',
+    b'"x"', b'"\\ud800"', b'"\\udc00x"', b'"\\u0000"', b'"data: [DONE]"', b"[]", b"{}", b"[1]",
+    b'{"a":1}', b'[{"index":[1]}]', b'[{"index":{}}]', b'[{"index":0,"text":"a"}]',
+    b'"http://["', b'"http://[x]/"', b'"\xff"',
+    b"[" * 300 + b"]" * 300, b"[" * 1000 + b"]" * 1000, b'{"a":' * 300 + b"1" + b"}" * 300,
+)  # fmt: skip
+_MARK = "\x00RAW%d\x00"
+_MARK_RE = re.compile(rb'"\\u0000RAW(\d+)\\u0000"')
+_DATA_PREFIX = re.compile(rb"^\s*(?:data\s*:)?\s*")
+
+
+def _json_spans(text: bytes) -> list[tuple[int, int]]:
+    """Byte ranges in ``text`` that hold one JSON object or array: whole lines (after an
+    optional ``data:``) and, when it parses, the whole text."""
+    spans = []
+    stripped = text.strip()
+    if stripped[:1] in (b"{", b"[") and b"\n" in stripped:
+        start = text.find(stripped[:1])
+        spans.append((start, start + len(stripped)))
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip(b"\r\n")
+        head = _DATA_PREFIX.match(body).end()
+        if body[head : head + 1] in (b"{", b"["):
+            spans.append((pos + head, pos + len(body)))
+        pos += len(line)
+    return spans
+
+
+def _nodes(value):
+    """Every (path, node) of a JSON value, without recursion (values may be 1,000 deep)."""
+    out, stack = [], [((), value)]
+    while stack:
+        path, node = stack.pop()
+        out.append((path, node))
+        if isinstance(node, dict):
+            stack.extend(((*path, key), item) for key, item in node.items())
+        elif isinstance(node, list):
+            stack.extend(((*path, i), item) for i, item in enumerate(node))
+    return out
+
+
+def _set(root, path, new):
+    if not path:
+        return new
+    node = root
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = new
+    return root
+
+
+def _literal(raws: list[bytes], match: re.Match) -> bytes:
+    return raws[int(match.group(1))]
+
+
+def _mutate_json(text: bytes, rng, depth: int = 0) -> bytes | None:
+    spans = _json_spans(text)
+    rng.shuffle(spans)
+    raws: list[bytes] = []  # literals orjson cannot write, put in after dumping
+
+    def raw(literal: bytes) -> str:
+        raws.append(literal)
+        return _MARK % (len(raws) - 1)
+
+    for start, end in spans[:4]:
+        try:
+            value = orjson.loads(text[start:end])
+        except orjson.JSONDecodeError:
+            continue
+        raws.clear()
+
+        nodes = _nodes(value)
+        path, node = rng.choice(nodes)
+        action = rng.random()
+        if (
+            isinstance(node, str)
+            and depth == 0
+            and (b"data" in node.encode() or rng.random() < 0.3)
+        ):
+            inner = _mutate_json(node.encode(), rng, depth + 1)  # SSE inside a timed/HAR text
+            if inner is None:
+                continue
+            value = _set(value, path, inner.decode("utf-8", "replace"))
+        elif action < 0.45:
+            value = _set(value, path, raw(rng.choice(RAW_VALUES)))
+        elif action < 0.75:
+            dicts = [(p, n) for p, n in nodes if isinstance(n, dict)]
+            if not dicts:
+                continue
+            path, node = rng.choice(dicts)
+            node[rng.choice(KEYS)] = (
+                raw(rng.choice(RAW_VALUES))
+                if rng.random() < 0.7
+                else rng.choice([n for _, n in nodes])
+            )
+        elif action < 0.85 and path:
+            parent = value
+            for key in path[:-1]:
+                parent = parent[key]
+            if isinstance(parent, dict):
+                del parent[path[-1]]
+            else:
+                parent.pop(path[-1])
+        else:  # the same value twice in a row: repeated chunks, records, entries
+            line_end = text.find(b"\n", end)
+            line_end = len(text) if line_end < 0 else line_end + 1
+            line_start = text.rfind(b"\n", 0, start) + 1
+            gap = b"\n" if rng.random() < 0.5 else b""
+            return text[:line_end] + gap + text[line_start:line_end] + text[line_end:]
+        try:
+            out = orjson.dumps(value)
+        except TypeError:
+            continue
+        out = _MARK_RE.sub(lambda m: _literal(raws, m), out)
+        out = _MARK_RE.sub(b"", out)
+        return text[:start] + out + text[end:]
+    return None
+
+
+def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
+    rng = random.Random(seed)
+    try:
+        out = _custom(data, max_size, rng)
+    except Exception:  # a mutator bug must not stop the run: fall back to libFuzzer's
+        out = None
+    return out if out is not None else atheris.Mutate(data, max_size)
+
+
+def _custom(data: bytes, max_size: int, rng) -> bytes | None:
+    if data and rng.random() < 0.5:
+        body = data[1:]
+        compressed = body[:2] == b"\x1f\x8b"
+        if compressed:
+            try:
+                body = gzip.decompress(body)
+            except (OSError, EOFError, zlib.error):
+                compressed, body = False, data[1:]
+        mutated = _mutate_json(body, rng)
+        if mutated is not None:
+            if compressed:
+                mutated = gzip.compress(mutated, mtime=0)
+            out = data[:1] + mutated
+            if len(out) <= max_size:
+                return out
+    return None
 
 
 # ---------------------------------------------------------------------- seeds
@@ -283,14 +450,23 @@ def _timed(reads: list[tuple[float, bytes]], *, timing_none=False, end=True, cty
     lines = [orjson.dumps(header)]
     lines.append(
         orjson.dumps(
-            {"type": "response", "t": 1.0, "status": 200, "content_type": ctype or "text/event-stream"}
+            {
+                "type": "response",
+                "t": 1.0,
+                "status": 200,
+                "content_type": ctype or "text/event-stream",
+            }
         )
     )
     for i, (t, data) in enumerate(reads):
         if i % 3 == 2:
-            lines.append(orjson.dumps({"type": "read", "t": t, "base64": base64.b64encode(data).decode()}))
+            lines.append(
+                orjson.dumps({"type": "read", "t": t, "base64": base64.b64encode(data).decode()})
+            )
         else:
-            lines.append(orjson.dumps({"type": "read", "t": t, "text": data.decode("utf-8", "replace")}))
+            lines.append(
+                orjson.dumps({"type": "read", "t": t, "text": data.decode("utf-8", "replace")})
+            )
     if end:
         lines.append(orjson.dumps({"type": "end", "t": 999.5, "reason": "done"}))
     return b"\n".join(lines) + b"\n"
@@ -305,7 +481,9 @@ def built_seeds() -> dict[str, bytes]:
     seeds: dict[str, bytes] = {}
     # gzip
     seeds["gzip-sse"] = format_byte(None) + gzip.compress(sse)
-    seeds["gzip-two-members"] = format_byte(None) + gzip.compress(sse[:100]) + gzip.compress(sse[100:])
+    seeds["gzip-two-members"] = (
+        format_byte(None) + gzip.compress(sse[:100]) + gzip.compress(sse[100:])
+    )
     seeds["gzip-truncated"] = format_byte(None) + gzip.compress(small_sse)[:-20]
     seeds["gzip-timed"] = format_byte(None) + gzip.compress(_timed(reads))
     seeds["gzip-forced-jsonl"] = format_byte("jsonl") + gzip.compress(
@@ -322,25 +500,40 @@ def built_seeds() -> dict[str, bytes]:
                         "method": "POST",
                         "url": "https://user:pw@api.example.invalid/v1/chat/completions?key=x#f",
                         "headers": [{"name": "content-type", "value": "application/json"}],
-                        "postData": {"mimeType": "application/json", "text": '{"model":"m","stream":true}'},
+                        "postData": {
+                            "mimeType": "application/json",
+                            "text": '{"model":"m","stream":true}',
+                        },
                     },
                     "response": {
                         "status": 200,
                         "headers": [{"name": "Content-Type", "value": "text/event-stream"}],
-                        "content": {"size": len(sse), "mimeType": "text/event-stream", "text": sse.decode()},
+                        "content": {
+                            "size": len(sse),
+                            "mimeType": "text/event-stream",
+                            "text": sse.decode(),
+                        },
                     },
                 },
                 {
                     "request": {"method": "POST", "url": "https://api.example.invalid/v1/x"},
                     "response": {
                         "status": 200,
-                        "headers": [{"name": "content-type", "value": "text/event-stream; charset=utf-8"}],
-                        "content": {"encoding": "base64", "text": base64.b64encode(small_sse).decode()},
+                        "headers": [
+                            {"name": "content-type", "value": "text/event-stream; charset=utf-8"}
+                        ],
+                        "content": {
+                            "encoding": "base64",
+                            "text": base64.b64encode(small_sse).decode(),
+                        },
                     },
                 },
                 {
                     "request": {"method": "GET", "url": "https://example.invalid/"},
-                    "response": {"status": 200, "content": {"mimeType": "text/html", "text": "<p>hi</p>"}},
+                    "response": {
+                        "status": 200,
+                        "content": {"mimeType": "text/html", "text": "<p>hi</p>"},
+                    },
                 },
             ],
         }
@@ -350,15 +543,27 @@ def built_seeds() -> dict[str, bytes]:
     # timed
     seeds["timed"] = format_byte(None) + _timed(reads)
     seeds["timed-no-end"] = format_byte(None) + _timed(reads[:5], end=False)
-    seeds["timed-timing-none"] = format_byte(None) + _timed([(0.0, sse), (0.0, sse)], timing_none=True)
-    seeds["timed-json-body"] = format_byte("timed") + _timed(
-        [(5.0, orjson.dumps({"error": {"message": "rate limited", "code": 429}}))], ctype="application/json"
+    seeds["timed-timing-none"] = format_byte(None) + _timed(
+        [(0.0, sse), (0.0, sse)], timing_none=True
     )
-    seeds["timed-html-body"] = format_byte("timed") + _timed([(5.0, b"<html>bad gateway</html>")], ctype="text/html")
+    seeds["timed-json-body"] = format_byte("timed") + _timed(
+        [(5.0, orjson.dumps({"error": {"message": "rate limited", "code": 429}}))],
+        ctype="application/json",
+    )
+    seeds["timed-html-body"] = format_byte("timed") + _timed(
+        [(5.0, b"<html>bad gateway</html>")], ctype="text/html"
+    )
     # JSON Lines, JSON array, lone object
-    jsonl = b"\n".join(orjson.dumps(c) for c in chunks) + b"\n[DONE]\n" + orjson.dumps(chunks[0]) + b"\n"
+    jsonl = (
+        b"\n".join(orjson.dumps(c) for c in chunks)
+        + b"\n[DONE]\n"
+        + orjson.dumps(chunks[0])
+        + b"\n"
+    )
     seeds["jsonl"] = format_byte(None) + jsonl
-    seeds["jsonl-data-prefix"] = format_byte("jsonl") + b"\r\n".join(b"data: " + orjson.dumps(c) for c in chunks)
+    seeds["jsonl-data-prefix"] = format_byte("jsonl") + b"\r\n".join(
+        b"data: " + orjson.dumps(c) for c in chunks
+    )
     seeds["json-array"] = format_byte(None) + orjson.dumps(chunks, option=orjson.OPT_INDENT_2)
     seeds["json-object"] = format_byte(None) + orjson.dumps(chunks[2], option=orjson.OPT_INDENT_2)
     seeds["json-unclosed"] = format_byte("json") + orjson.dumps(chunks)[:-30]
@@ -382,14 +587,14 @@ def built_seeds() -> dict[str, bytes]:
     seeds["sse-odd"] = format_byte("sse") + (
         b"\xef\xbb\xbf: keep-alive\r\nevent: message\r\nid: 7\r\nretry: 100\r\n data : "
         + orjson.dumps(chunks[0])
-        + b"\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n"
-        + b"data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n"
-        + b"event: error\ndata: {\"error\":{\"message\":\"boom\",\"code\":500}}\n\n"
-        + b"data: {\"x\": NaN, \"s\": \"\\ud800\"}\n\ndata: [DONE]\n\ndata: {\"choices\":[]}"
+        + b'\r\n\r\ndata: {"choices":[{"delta":{"content":"a"}}]}\n'
+        + b'data: {"choices":[{"delta":{"content":"b"}}]}\n\n'
+        + b'event: error\ndata: {"error":{"message":"boom","code":500}}\n\n'
+        + b'data: {"x": NaN, "s": "\\ud800"}\n\ndata: [DONE]\n\ndata: {"choices":[]}'
     )
     seeds["docs-inline"] = format_byte("docs") + (
-        b"Prose before.\n\ndata: {\n  \"id\": \"x\",\n  \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"{\"}}]\n}\n\n...\n\n"
-        + b"data: [DONE]\n\nMore prose\ndata: {\"choices\": [\n"
+        b'Prose before.\n\ndata: {\n  "id": "x",\n  "choices": [{"index": 0, "delta": {"content": "{"}}]\n}\n\n...\n\n'
+        + b'data: [DONE]\n\nMore prose\ndata: {"choices": [\n'
     )
     # the small capture in every forced format
     for fmt in FORMATS:
@@ -469,6 +674,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=int, default=20, help="libFuzzer -timeout (seconds)")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--crashes", type=Path, default=CRASHES)
+    parser.add_argument(
+        "--mutator",
+        choices=("json", "bytes"),
+        default="json",
+        help="json: half structure-aware JSON mutations, half libFuzzer's (default); bytes: libFuzzer's only",
+    )
     parser.add_argument("--strict", action="store_true", help="let exceptions crash libFuzzer")
     parser.add_argument("--reseed", action="store_true", help="rewrite the seed files")
     parser.add_argument("--seed-only", action="store_true")
@@ -518,7 +729,8 @@ def main() -> None:
         "-rss_limit_mb=4096",
         *extra,
     ]
-    atheris.Setup(libfuzzer, Collector(args.crashes, args.strict))
+    mutator = custom_mutator if args.mutator == "json" else None
+    atheris.Setup(libfuzzer, Collector(args.crashes, args.strict), custom_mutator=mutator)
     atheris.Fuzz()
 
 

@@ -50,7 +50,7 @@ def snapshot(server: kit.Server, settle: float) -> dict[str, Any]:
 def thread_kinds(dump: str) -> dict[str, int]:
     """Thread names in a ``py-spy dump``, grouped (pool threads busy or idle, and others)."""
     kinds: Counter[str] = Counter()
-    for match in re.finditer(r'^Thread 0x[0-9A-Fa-f]+ \((\w+)\): "([^"]*)"', dump, re.M):
+    for match in re.finditer(r'^Thread (?:0x)?[0-9A-Fa-f]+ \((\w+)\): "([^"]*)"', dump, re.M):
         state, name = match.groups()
         base = re.sub(r"[-_]?\d+$", "", name) or name
         kinds[f"{base} ({state})"] += 1
@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=64, help="gunicorn threads")
     parser.add_argument("--settle", type=float, default=5.0, help="seconds before measuring")
     parser.add_argument("--procs", type=int, default=1, help="client processes")
+    parser.add_argument("--runs", type=int, default=20, help="live runs in the leak check")
     args = parser.parse_args(argv)
     kit.install_cleanup()
     kit.header("Churn and soak: threads, memory and fds return to their baseline")
@@ -82,20 +83,35 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cold = snapshot(server, 0)
         # warm-up: one replay, one short live run
-        w = kit.Worker("churn", {"port": server.port, "cycles": 3, "concurrency": 1, "demo": args.demo})
+        w = kit.Worker(
+            "churn", {"port": server.port, "cycles": 3, "concurrency": 1, "demo": args.demo}
+        )
         w.wait("ready", 30)
         w.send("go")
         w.wait("result", 60)
         w.stop()
-        s = kit.Worker("starter", {"port": server.port, "base_url": fake.url, "model": "rate:100:50"})
+        s = kit.Worker(
+            "starter", {"port": server.port, "base_url": fake.url, "model": "rate:100:50"}
+        )
         s.wait("result", 60)
         s.stop()
         base = snapshot(server, args.settle)
+        base_dump = server.py_spy_dump()
 
         # churn
         workers = [
-            kit.Worker("churn", {"port": server.port, "cycles": n, "concurrency": c, "demo": args.demo}, name=f"churn{i}")
-            for i, (n, c) in enumerate(zip(kit.split(args.cycles, args.procs), kit.split(args.concurrency, args.procs)))
+            kit.Worker(
+                "churn",
+                {"port": server.port, "cycles": n, "concurrency": c, "demo": args.demo},
+                name=f"churn{i}",
+            )
+            for i, (n, c) in enumerate(
+                zip(
+                    kit.split(args.cycles, args.procs),
+                    kit.split(args.concurrency, args.procs),
+                    strict=False,
+                )
+            )
         ]
         for w in workers:
             w.wait("ready", 30)
@@ -110,10 +126,16 @@ def main(argv: list[str] | None = None) -> int:
         after_churn = snapshot(server, args.settle)
 
         # soak
-        starter = kit.Worker("starter", {"port": server.port, "base_url": fake.url, "model": f"rate:50:{count}"})
+        starter = kit.Worker(
+            "starter", {"port": server.port, "base_url": fake.url, "model": f"rate:50:{count}"}
+        )
         capture = starter.wait("started", 30)["capture"]
         followers = [
-            kit.Worker("follow", {"port": server.port, "capture": capture, "n": n, "count": count, "timeout": 60}, name=f"soak{i}")
+            kit.Worker(
+                "follow",
+                {"port": server.port, "capture": capture, "n": n, "count": count, "timeout": 60},
+                name=f"soak{i}",
+            )
             for i, n in enumerate(kit.split(args.viewers, args.procs))
         ]
         attached = sum(f.wait("ready", 60)["attached"] for f in followers)
@@ -125,12 +147,22 @@ def main(argv: list[str] | None = None) -> int:
                 time.sleep(max(0.0, args.soak / 2 - (time.monotonic() - t1)))
                 mid = server.stats()
             soak.append(f.wait("result", args.soak + 120))
-        soak_wall = time.monotonic() - t1
+        time.monotonic() - t1
         starter_result = starter.wait("result", 60)
         for f in (*followers, starter):
             f.stop()
         after_soak = snapshot(server, args.settle)
         dump = server.py_spy_dump()
+
+        # leak check: short live runs one after another (each run has its own thread)
+        runs = []
+        for _ in range(args.runs):
+            s = kit.Worker(
+                "starter", {"port": server.port, "base_url": fake.url, "model": "rate:200:20"}
+            )
+            runs.append((s.wait("result", 60).get("end") or {}).get("reason"))
+            s.stop()
+        after_runs = snapshot(server, 1.0)
         log = server.log_events("stream")
     finally:
         server.stop()
@@ -144,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     soak_ok = sum(1 for v in views if v["ok"])
     lateness = [x for v in views for x in v["lateness"]]
     kinds = thread_kinds(dump)
+    base_kinds = thread_kinds(base_dump)
+    pool = lambda k: sum(v for name, v in k.items() if name.startswith("ThreadPoolExecutor"))  # noqa: E731
+    other = lambda k: sum(k.values()) - pool(k)  # noqa: E731
     ended = Counter(record.get("ended") for record in log)
 
     table = kit.Table(
@@ -191,9 +226,28 @@ def main(argv: list[str] | None = None) -> int:
             str(snap["fds"]),
             str(bfd),
             f"+{snap['fds'] - bfd}",
-            f"= {bfd}",
-            snap["fds"] <= bfd,
         )
+    if kinds and base_kinds:
+        table.row(
+            "  of which gunicorn pool threads (ThreadPoolExecutor, kept once started) / others, after soak",
+            f"{pool(kinds)} / {other(kinds)}",
+            f"{pool(base_kinds)} / {other(base_kinds)}",
+            "",
+            f"others = {other(base_kinds)}; pool <= {args.threads}",
+            other(kinds) <= other(base_kinds) and pool(kinds) <= args.threads,
+        )
+    n_runs = len(runs)
+    fd_per_run = (after_runs["fds"] - after_soak["fds"]) / max(1, n_runs)
+    table.row(
+        f"leak check: {n_runs} short live runs one after another (threads, fds, RSS change)",
+        f"threads {after_runs['threads'] - after_soak['threads']:+d}, fds "
+        f"{after_runs['fds'] - after_soak['fds']:+d} ({fd_per_run:+.1f} per run), RSS "
+        f"{(after_runs['rss'] - after_soak['rss']) / 1048576:+.1f} MiB; ended {dict(Counter(runs))}",
+        f"fds {after_soak['fds']}",
+        "",
+        "fds +0 per run",
+        after_runs["fds"] <= after_soak["fds"],
+    )
     table.row(
         "worker threads / RSS at the peaks (end of churn; mid-soak)",
         f"{peak_churn['worker_threads']} / {kit.fmt_mb(peak_churn['worker_rss'])}; "
@@ -207,10 +261,16 @@ def main(argv: list[str] | None = None) -> int:
         "threads at the end, by name (py-spy dump)",
         ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "py-spy gave nothing",
     )
-    table.row("websocket sessions logged, by how they ended", ", ".join(f"{k}: {v}" for k, v in ended.most_common()))
+    table.row(
+        "websocket sessions logged, by how they ended",
+        ", ".join(f"{k}: {v}" for k, v in ended.most_common()),
+    )
     table.row("live run starter ended", str((starter_result.get("end") or {}).get("reason")))
     if failures:
-        table.row("churn failures (first kinds)", "; ".join(f"{k} x{v}" for k, v in failures.most_common(3)))
+        table.row(
+            "churn failures (first kinds)",
+            "; ".join(f"{k} x{v}" for k, v in failures.most_common(3)),
+        )
     print(table.render())
     print(f"\nresult: {'FAIL: ' + ', '.join(table.failed) if table.failed else 'all targets met'}")
     kit.save_json(
@@ -220,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
             "baseline": base,
             "after_churn": after_churn,
             "after_soak": after_soak,
+            "after_runs": after_runs,
+            "base_thread_kinds": base_kinds,
             "thread_kinds": kinds,
             "churn": churn,
             "soak_ok": soak_ok,

@@ -114,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.stop()
         fake.stop()
-    table = kit.Table(f"Fan-out, live: {args.viewers} viewers, {args.rate:g} chunks/s x {args.count}")
+    table = kit.Table(
+        f"Fan-out, live: {args.viewers} viewers, {args.rate:g} chunks/s x {args.count}"
+    )
     n = args.viewers
     table.row(
         "viewers with every event in order (seq continuous, all tokens, end done)",
@@ -126,7 +128,12 @@ def main(argv: list[str] | None = None) -> int:
         many["ok"] == n and base["ok"] == 1,
     )
     lb, lm = base["lateness"], many["lateness"]
-    table.row("lateness p50 (fake's write -> viewer's recv)", kit.fmt_ms(lm["p50"]), kit.fmt_ms(lb["p50"]), kit.ratio(lm["p50"], lb["p50"]))
+    table.row(
+        "lateness p50 (fake's write -> viewer's recv)",
+        kit.fmt_ms(lm["p50"]),
+        kit.fmt_ms(lb["p50"]),
+        kit.ratio(lm["p50"], lb["p50"]),
+    )
     table.row(
         "lateness p95",
         kit.fmt_ms(lm["p95"]),
@@ -135,8 +142,18 @@ def main(argv: list[str] | None = None) -> int:
         f"< {args.target_p95_ms:g} ms",
         lm["p95"] < args.target_p95_ms,
     )
-    table.row("lateness p99", kit.fmt_ms(lm["p99"]), kit.fmt_ms(lb["p99"]), kit.ratio(lm["p99"], lb["p99"]))
-    table.row("lateness max", kit.fmt_ms(lm["max"]), kit.fmt_ms(lb["max"]), kit.ratio(lm["max"], lb["max"]))
+    table.row(
+        "lateness p99",
+        kit.fmt_ms(lm["p99"]),
+        kit.fmt_ms(lb["p99"]),
+        kit.ratio(lm["p99"], lb["p99"]),
+    )
+    table.row(
+        "lateness max",
+        kit.fmt_ms(lm["max"]),
+        kit.fmt_ms(lb["max"]),
+        kit.ratio(lm["max"], lb["max"]),
+    )
     sm, sb = many["split"], base["split"]
     if sm and sb:
         table.row(

@@ -39,9 +39,15 @@ def make_capture(chunks: int) -> bytes:
     return out.getvalue()
 
 
-def run_phase(server: kit.Server, capture: str, viewers: int, args: argparse.Namespace) -> dict[str, Any]:
+def run_phase(
+    server: kit.Server, capture: str, viewers: int, args: argparse.Namespace
+) -> dict[str, Any]:
     workers = [
-        kit.Worker("replay", {"port": server.port, "source": {"capture": capture}, "n": n}, name=f"replay{i}")
+        kit.Worker(
+            "replay",
+            {"port": server.port, "source": {"capture": capture}, "n": n},
+            name=f"replay{i}",
+        )
         for i, n in enumerate(kit.split(viewers, args.procs))
     ]
     for w in workers:
@@ -130,9 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.stop()
     n = args.viewers
-    table = kit.Table(f"Fan-out, replay: {n} viewers open one {kit.fmt_mb(len(data))} capture at once")
+    table = kit.Table(
+        f"Fan-out, replay: {n} viewers open one {kit.fmt_mb(len(data))} capture at once"
+    )
     table.row(
-        f"viewers with the whole timeline (all events, seq continuous, end complete): cold / warm",
+        "viewers with the whole timeline (all events, seq continuous, end complete): cold / warm",
         f"{coldn['ok']}/{n} / {warmn['ok']}/{n}",
         f"{cold1['ok']}/1 / {warm1['ok']}/1",
         "",
@@ -176,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     parses = extra / parse_one if parse_one > 0.005 else float("nan")
     table.row(
         f"parses of the capture during the cold {n}-viewer open (estimate: extra CPU / one parse)",
-        f"{parses:.1f} ({extra:.2f} s extra CPU)" if parses == parses else f"n/a ({extra:.2f} s extra CPU)",
+        f"{parses:.1f} ({extra:.2f} s extra CPU)"
+        if parses == parses
+        else f"n/a ({extra:.2f} s extra CPU)",
         f"one parse {parse_one:.3f} s",
         "",
         f"<= {args.target_parses:g}",

@@ -145,7 +145,9 @@ class Table:
 
 
 def command_line() -> str:
-    return "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], ROOT), *sys.argv[1:]])
+    return "python " + " ".join(
+        shlex.quote(a) for a in [os.path.relpath(sys.argv[0], ROOT), *sys.argv[1:]]
+    )
 
 
 def machine_info() -> str:
@@ -222,7 +224,9 @@ def children(pid: int) -> list[int]:
     with contextlib.suppress(OSError):
         for task in os.listdir(f"/proc/{pid}/task"):
             with contextlib.suppress(OSError):
-                kids += [int(k) for k in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+                kids += [
+                    int(k) for k in Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+                ]
     return kids
 
 
@@ -242,7 +246,12 @@ def all_cpu() -> dict[int, tuple[float, str]]:
         with contextlib.suppress(OSError, ValueError, IndexError):
             stat = Path(f"/proc/{name}/stat").read_text()
             fields = stat[stat.rindex(")") + 2 :].split()
-            cmd = Path(f"/proc/{name}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cmd = (
+                Path(f"/proc/{name}/cmdline")
+                .read_bytes()
+                .replace(b"\0", b" ")
+                .decode(errors="replace")
+            )
             out[int(name)] = ((int(fields[11]) + int(fields[12])) / TICK, cmd.strip()[:90])
     return out
 
@@ -315,8 +324,13 @@ class Server:
 
     @property
     def args(self) -> list[str]:
+        # STREAMSCOPE_BENCH_LAUNCHER=file.py runs ``python file.py serve ...`` instead of
+        # ``python -m app.cli serve ...``: a script that patches the app, then calls
+        # ``app.cli.main(sys.argv[1:])``, measures a change before it is made.
+        launcher = os.environ.get("STREAMSCOPE_BENCH_LAUNCHER")
+        head = [launcher] if launcher else ["-m", "app.cli"]
         return [
-            "-m", "app.cli", "serve", "--production", "--workers", str(self.workers),
+            *head, "serve", "--production", "--workers", str(self.workers),
             "--threads", str(self.threads), "--port", str(self.port),
             "--data-dir", str(self.data_dir),
         ]  # fmt: skip
@@ -407,7 +421,10 @@ class Server:
         for pid in self.worker_pids():
             with contextlib.suppress(OSError, subprocess.SubprocessError):
                 done = subprocess.run(
-                    ["py-spy", "dump", "--pid", str(pid)], capture_output=True, text=True, timeout=60
+                    ["py-spy", "dump", "--pid", str(pid)],
+                    capture_output=True,
+                    text=True,
+                    timeout=60,
                 )
                 out.append(done.stdout + done.stderr)
         return "\n".join(out)
@@ -463,7 +480,7 @@ class Worker:
     def __init__(self, role: str, spec: dict[str, Any], name: str | None = None) -> None:
         self.role = role
         self.name = name or role
-        self._errlog = tempfile.TemporaryFile()
+        self._errlog = tempfile.TemporaryFile()  # noqa: SIM115 (closed with the worker)
         self.process = subprocess.Popen(
             [sys.executable, str(KIT), "worker", role],
             cwd=ROOT,
@@ -531,6 +548,8 @@ class Worker:
                 self.process.wait()
         with contextlib.suppress(ValueError):
             _started.remove(self)
+        with contextlib.suppress(OSError):
+            self._errlog.close()
 
 
 class Fake:
@@ -572,7 +591,10 @@ def split_lateness(views: list[dict[str, Any]]) -> dict[str, Any]:
     floor = min(reads)
     read_late = [r - floor for r in reads]
     after = [
-        late - read_late[i] for v in views for i, late in enumerate(v["lateness"]) if i < len(read_late)
+        late - read_late[i]
+        for v in views
+        for i, late in enumerate(v["lateness"])
+        if i < len(read_late)
     ]
     return {
         "read_p50": pct(read_late, 50),
@@ -737,7 +759,11 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
     port = spec["port"]
 
     def client_info() -> dict[str, Any]:
-        return {"cpu_s": round(_cpu_now() - cpu0, 3), "wall_s": round(time.monotonic() - wall0, 3), **lag.stop()}
+        return {
+            "cpu_s": round(_cpu_now() - cpu0, 3),
+            "wall_s": round(time.monotonic() - wall0, 3),
+            **lag.stop(),
+        }
 
     # ------------------------------------------------------------- starter
     if role == "starter":
@@ -748,7 +774,10 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
                     "type": "start",
                     "base_url": spec["base_url"],
                     "headers": {},
-                    "body": {"model": spec["model"], "messages": [{"role": "user", "content": "hi"}]},
+                    "body": {
+                        "model": spec["model"],
+                        "messages": [{"role": "user", "content": "hi"}],
+                    },
                 }
             )
         )
@@ -781,7 +810,13 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
 
         async def viewer(i: int) -> dict[str, Any]:
             nonlocal attached
-            out: dict[str, Any] = {"ok": False, "seq_errors": 0, "token_errors": 0, "events": 0, "messages": 0}
+            out: dict[str, Any] = {
+                "ok": False,
+                "seq_errors": 0,
+                "token_errors": 0,
+                "events": 0,
+                "messages": 0,
+            }
             lateness: list[float] = []
             reads: list[float] = []
             t0 = time.monotonic()
@@ -865,7 +900,13 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
         await _stdin_line()  # go
 
         async def viewer(i: int) -> dict[str, Any]:
-            out: dict[str, Any] = {"ok": False, "seq_errors": 0, "events": 0, "messages": 0, "bytes": 0}
+            out: dict[str, Any] = {
+                "ok": False,
+                "seq_errors": 0,
+                "events": 0,
+                "messages": 0,
+                "bytes": 0,
+            }
             t0 = time.monotonic()
             try:
                 ws = await ws_connect(port)
@@ -1058,13 +1099,17 @@ def stalled_socket(port: int, source: dict[str, Any], rcvbuf: int = 4096) -> soc
     mask = os.urandom(4)
     masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
     length = len(payload)
-    frame = b"\x81" + (bytes([0x80 | length]) if length < 126 else b"\xfe" + length.to_bytes(2, "big"))
+    frame = b"\x81" + (
+        bytes([0x80 | length]) if length < 126 else b"\xfe" + length.to_bytes(2, "big")
+    )
     sock.sendall(frame + mask + masked)
     return sock  # and never read again
 
 
 # ---------------------------------------------------------------------------------- uploads
-def upload(port: int, data: bytes, title: str, timeout: float = 300) -> tuple[int, dict[str, Any], float]:
+def upload(
+    port: int, data: bytes, title: str, timeout: float = 300
+) -> tuple[int, dict[str, Any], float]:
     t0 = time.monotonic()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
