@@ -1,0 +1,318 @@
+"""Slow viewers: connections that stop reading must not slow the others.
+
+Two parts, each run twice on the same server (without, then with the slow ones):
+
+* live: ``--normal`` viewers follow one live run (fake upstream, ``gate:`` model: they attach,
+  then the fake writes ``--rate`` chunks/s for ``--live-seconds``); their event rate (chunks
+  received per second, from the first to the last) and lateness (see load_fanout_live.py);
+  the slow ones open the same live run;
+* replay: ``--normal`` viewers replay a ``--chunks`` capture again and again for
+  ``--replay-seconds`` (connect, ``open``, read to ``end``, close, repeat): events per second,
+  all viewers together; the slow ones open a ``--slow-chunks`` capture.
+
+The slow ones: ``--slow`` raw sockets with a 4 KiB receive buffer (``SO_RCVBUF`` before
+connecting) that complete the websocket handshake, send ``open``, and never read again. The
+server is meant to drop each after ``ws_send_timeout`` (5 s) plus its message's size at 1 MB/s
+once its sends block; on loopback they block only when about 2 MB wait in the socket buffers
+(Linux autotunes the server's send buffer), hence the large capture, and a live run long
+enough (about 110 KB/s at 200 chunks/s). To keep ``--slow`` stuck connections all along, each
+slot opens a new one every ``--reopen`` seconds (the old ones stay open, unread, until the end;
+a live run's late joiner gets everything so far at once).
+
+Target: with the slow ones, the normal viewers keep >= 90% of their event rate.
+
+    python bench/load_slow.py
+    python bench/load_slow.py --normal 20 --seconds 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+import loadkit as kit
+from load_fanout_replay import make_capture
+
+
+def stall_workers(
+    server: kit.Server, source: dict[str, Any], args: argparse.Namespace
+) -> kit.Worker:
+    w = kit.Worker(
+        "stall",
+        {"port": server.port, "source": source, "n": args.slow, "reopen_s": args.reopen},
+        name="stall",
+    )
+    info = w.wait("ready", 60)
+    if info["failed"]:
+        print(f"(stall: {info['failed']} of {args.slow} could not open)")
+    return w
+
+
+def live_phase(
+    server: kit.Server, fake: kit.Fake, name: str, slow: bool, args: argparse.Namespace
+) -> dict[str, Any]:
+    count = int(args.rate * args.live_seconds)
+    starter = kit.Worker(
+        "starter",
+        {"port": server.port, "base_url": fake.url, "model": f"gate:{name}:{args.rate:g}:{count}"},
+    )
+    capture = starter.wait("started", 30)["capture"]
+    workers = [
+        kit.Worker(
+            "follow",
+            {"port": server.port, "capture": capture, "n": n, "count": count},
+            name=f"follow{i}",
+        )
+        for i, n in enumerate(kit.split(args.normal, args.procs))
+    ]
+    attached = sum(w.wait("ready", 60)["attached"] for w in workers)
+    stall = stall_workers(server, {"capture": capture}, args) if slow else None
+    log_before = len(server.log_events())
+    before, cpu = server.stats(), kit.CpuWindow().start()
+    t0 = time.monotonic()
+    fake.go(name)
+    results = [w.wait("result", args.live_seconds + 120) for w in workers]
+    wall = time.monotonic() - t0
+    machine, after = cpu.stop(), server.stats()
+    stalled = None
+    if stall:
+        stall.send("stop")
+        stalled = stall.wait("result", 30)
+        stall.stop()
+    starter.wait("result", 60)
+    for w in (*workers, starter):
+        w.stop()
+    server.wait_idle(30)
+    views = [v for r in results for v in r["viewers"]]
+    lateness = [x for v in views for x in v["lateness"]]
+    rates = [v.get("rate", 0.0) for v in views]
+    return {
+        "attached": attached,
+        "ok": sum(1 for v in views if v["ok"]),
+        "rate_p50": kit.pct(rates, 50),
+        "rate_min": min(rates, default=0.0),
+        "rate_mean": sum(rates) / max(1, len(rates)),
+        "lateness_p50": kit.pct(lateness, 50),
+        "lateness_p95": kit.pct(lateness, 95),
+        "lateness_max": max(lateness, default=float("nan")),
+        "server_cpu_s": after["cpu_s"] - before["cpu_s"],
+        "wall_s": wall,
+        "machine": machine,
+        "client": kit.client_cpu(results),
+        "stalled": stalled,
+        "slow_ended": slow_endings(server, log_before),
+    }
+
+
+def replay_phase(
+    server: kit.Server, capture: str, big: str, slow: bool, args: argparse.Namespace
+) -> dict[str, Any]:
+    source = {"capture": capture}
+    workers = [
+        kit.Worker(
+            "replayloop",
+            {"port": server.port, "source": source, "n": n, "duration": args.replay_seconds},
+            name=f"loop{i}",
+        )
+        for i, n in enumerate(kit.split(args.normal, args.procs))
+    ]
+    for w in workers:
+        w.wait("ready", 30)
+    stall = stall_workers(server, {"capture": big}, args) if slow else None
+    log_before = len(server.log_events())
+    before, cpu = server.stats(), kit.CpuWindow().start()
+    for w in workers:
+        w.send("go")
+    results = [w.wait("result", args.replay_seconds + 120) for w in workers]
+    machine, after = cpu.stop(), server.stats()
+    stalled = None
+    if stall:
+        stall.send("stop")
+        stalled = stall.wait("result", 30)
+        stall.stop()
+    for w in workers:
+        w.stop()
+    server.wait_idle(30)
+    views = [v for r in results for v in r["viewers"]]
+    seconds = max(r["seconds"] for r in results)
+    events = sum(v["events"] for v in views)
+    errors = Counter(e for v in views for e in v["errors"])
+    return {
+        "events": events,
+        "replays": sum(v["replays"] for v in views),
+        "rate": events / seconds,
+        "per_viewer": [v["events"] / seconds for v in views],
+        "errors": dict(errors),
+        "server_cpu_s": after["cpu_s"] - before["cpu_s"],
+        "wall_s": seconds,
+        "machine": machine,
+        "client": kit.client_cpu(results),
+        "stalled": stalled,
+        "slow_ended": slow_endings(server, log_before),
+    }
+
+
+def slow_endings(server: kit.Server, skip: int) -> dict[str, Any]:
+    """How the websocket sessions logged since ``skip`` ended, and how long the stuck ones
+    (ended by an error, not by the page) lasted."""
+    records = server.log_events()[skip:]
+    ended = Counter(r.get("ended") for r in records)
+    stuck = [
+        r["seconds"]
+        for r in records
+        if "TimeoutError" in str(r.get("ended")) or "timed out" in str(r.get("ended"))
+    ]
+    return {
+        "ended": dict(ended),
+        "dropped_after_s": [kit.pct(stuck, 50), max(stuck, default=float("nan"))],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--normal", type=int, default=40)
+    parser.add_argument("--slow", type=int, default=10)
+    parser.add_argument("--live-seconds", type=float, default=25.0, help="length of a live phase")
+    parser.add_argument(
+        "--replay-seconds", type=float, default=15.0, help="length of a replay phase"
+    )
+    parser.add_argument("--rate", type=float, default=200.0, help="live: chunks per second")
+    parser.add_argument("--chunks", type=int, default=1000, help="replay: chunks in the capture")
+    parser.add_argument(
+        "--slow-chunks", type=int, default=5000, help="replay: the slow ones' capture"
+    )
+    parser.add_argument("--reopen", type=float, default=6.0, help="seconds between new slow ones")
+    parser.add_argument("--threads", type=int, default=128, help="gunicorn threads")
+    parser.add_argument("--procs", type=int, default=1, help="client processes")
+    parser.add_argument("--target", type=float, default=0.90, help="rate kept, fraction")
+    args = parser.parse_args(argv)
+    kit.install_cleanup()
+    kit.header("Slow viewers: stuck connections do not slow the others")
+    fake = kit.Fake()
+    server = kit.Server(threads=args.threads).start()
+    data = make_capture(args.chunks)
+    big_data = make_capture(args.slow_chunks)
+    print(f"server: `{server.describe()}`; fake upstream pid {fake.pid}")
+    print(
+        f"{args.normal} normal viewers, {args.slow} slow ones (4 KiB receive buffer, never read; a new "
+        f"one per slot every {args.reopen:g} s); live: {args.live_seconds:g} s at {args.rate:g} chunks/s; "
+        f"replay: {args.replay_seconds:g} s of a {args.chunks:,}-chunk capture ({kit.fmt_mb(len(data))}), "
+        f"the slow ones opening a {args.slow_chunks:,}-chunk one ({kit.fmt_mb(len(big_data))})\n"
+    )
+    try:
+        status, body, _ = kit.upload(server.port, data, "slow-bench")
+        assert status == 201, (status, body)
+        capture = body["id"]
+        status, body, _ = kit.upload(server.port, big_data, "slow-bench-big")
+        assert status == 201, (status, body)
+        big = body["id"]
+        for warm in (capture, big):  # parse both once, so that neither phase pays for it
+            w = kit.Worker("replay", {"port": server.port, "source": {"capture": warm}, "n": 1})
+            w.wait("ready", 30)
+            w.send("go")
+            w.wait("result", 120)
+            w.stop()
+        live_without = live_phase(server, fake, "without", False, args)
+        live_with = live_phase(server, fake, "with", True, args)
+        replay_without = replay_phase(server, capture, big, False, args)
+        replay_with = replay_phase(server, capture, big, True, args)
+    finally:
+        server.stop()
+        fake.stop()
+
+    table = kit.Table(f"Slow viewers: {args.normal} normal + {args.slow} that never read")
+    lw, lo = live_with, live_without
+    table.row(
+        "live: normal viewers with every event in order",
+        f"{lw['ok']}/{args.normal}",
+        f"without slow ones {lo['ok']}/{args.normal}",
+        "",
+        f"{args.normal}/{args.normal}",
+        lw["ok"] == args.normal and lo["ok"] == args.normal,
+    )
+    kept = lw["rate_p50"] / lo["rate_p50"] if lo["rate_p50"] else 0.0
+    table.row(
+        "live: event rate per normal viewer, p50 (chunks/s, first to last)",
+        f"{lw['rate_p50']:.1f}/s (min {lw['rate_min']:.1f})",
+        f"without {lo['rate_p50']:.1f}/s (min {lo['rate_min']:.1f})",
+        f"{kept:.2f}x",
+        f">= {args.target:.2f}x",
+        kept >= args.target,
+    )
+    kept_min = lw["rate_min"] / lo["rate_min"] if lo["rate_min"] else 0.0
+    table.row(
+        "live: slowest normal viewer's event rate",
+        f"{lw['rate_min']:.1f}/s",
+        f"without {lo['rate_min']:.1f}/s",
+        f"{kept_min:.2f}x",
+        f">= {args.target:.2f}x",
+        kept_min >= args.target,
+    )
+    table.row(
+        "live: lateness p50 / p95 / max",
+        f"{kit.fmt_ms(lw['lateness_p50'])} / {kit.fmt_ms(lw['lateness_p95'])} / {kit.fmt_ms(lw['lateness_max'])}",
+        f"{kit.fmt_ms(lo['lateness_p50'])} / {kit.fmt_ms(lo['lateness_p95'])} / {kit.fmt_ms(lo['lateness_max'])}",
+        kit.ratio(lw["lateness_p95"], lo["lateness_p95"]),
+    )
+    rw, ro = replay_with, replay_without
+    kept_r = rw["rate"] / ro["rate"] if ro["rate"] else 0.0
+    table.row(
+        "replay: events per second, all normal viewers",
+        f"{rw['rate']:,.0f}/s ({rw['replays']} replays)",
+        f"without {ro['rate']:,.0f}/s ({ro['replays']} replays)",
+        f"{kept_r:.2f}x",
+        f">= {args.target:.2f}x",
+        kept_r >= args.target,
+    )
+    slowest_w = min(rw["per_viewer"], default=0.0)
+    slowest_o = min(ro["per_viewer"], default=0.0)
+    table.row(
+        "replay: slowest normal viewer, events per second",
+        f"{slowest_w:,.0f}/s",
+        f"without {slowest_o:,.0f}/s",
+        kit.ratio(slowest_w, slowest_o),
+    )
+    if rw["errors"] or ro["errors"]:
+        table.row("replay: errors", f"{rw['errors']}", f"{ro['errors']}")
+    for label, phase in (("live", lw), ("replay", rw)):
+        st = phase["stalled"] or {}
+        se = phase["slow_ended"]
+        table.row(
+            f"{label}: slow connections opened; sessions ended, by how; stuck ones dropped after (p50/max)",
+            f"{st.get('opened')} opened ({st.get('failed')} failed); {se['ended']}; "
+            f"{kit.fmt_s(se['dropped_after_s'][0])} / {kit.fmt_s(se['dropped_after_s'][1])}",
+        )
+    for label, w, o in (("live", lw, lo), ("replay", rw, ro)):
+        table.row(
+            f"{label}: server CPU",
+            f"{w['server_cpu_s']:.1f} s in {w['wall_s']:.1f} s",
+            f"without {o['server_cpu_s']:.1f} s in {o['wall_s']:.1f} s",
+            kit.ratio(w["server_cpu_s"], o["server_cpu_s"]),
+        )
+        table.row(
+            f"{label}: machine busy; other processes' CPU (not this bench)",
+            f"{100 * w['machine']['machine_busy']:.0f}%; {w['machine']['others_cpu_s']:.1f} s",
+            f"without {100 * o['machine']['machine_busy']:.0f}%; {o['machine']['others_cpu_s']:.1f} s",
+        )
+        kit.client_row(table, f"{label}, with slow", w["client"], w["wall_s"])
+        kit.client_row(table, f"{label}, without", o["client"], o["wall_s"])
+    print(table.render())
+    print(f"\nresult: {'FAIL: ' + ', '.join(table.failed) if table.failed else 'all targets met'}")
+    kit.save_json(
+        "slow",
+        {
+            "live_without": live_without,
+            "live_with": live_with,
+            "replay_without": {k: v for k, v in ro.items() if k != "per_viewer"},
+            "replay_with": {k: v for k, v in rw.items() if k != "per_viewer"},
+            "failed": table.failed,
+        },
+    )
+    return 1 if table.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
