@@ -43,3 +43,15 @@ def test_every_diagnostic_code_is_documented():
     used = diagnostic_codes_in_source()
     assert len(used) > 40
     assert used <= documented, sorted(used - documented)
+
+
+def test_readme_lists_every_setting_and_every_testid_the_page_has():
+    from app.web.config import SETTINGS
+
+    readme = (ROOT / "README.md").read_text()
+    for setting in SETTINGS:
+        assert f"`STREAMSCOPE_{setting.name.upper()}`" in readme, setting.name
+    templates = " ".join(p.read_text() for p in (ROOT / "templates").glob("_player.html"))
+    templates += (ROOT / "templates" / "_transport.html").read_text()
+    for testid in re.findall(r'data-testid="([a-z-]+)"', templates):
+        assert f"`{testid}`" in readme, testid
