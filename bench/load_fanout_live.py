@@ -198,6 +198,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{base['machine']['others_cpu_s']:.1f} s",
     )
     kit.client_row(table, f"{n} viewers", many["client"], many["wall_s"])
+    table.row(
+        "client CPU per message received (websockets recv + orjson + checks)",
+        f"{1e6 * many['client']['cpu_s'] / max(1, many['messages']):.0f} us",
+        f"{1e6 * base['client']['cpu_s'] / max(1, base['messages']):.0f} us",
+    )
     kit.client_row(table, "1 viewer", base["client"], base["wall_s"])
     print(table.render())
     if many["failures"]:

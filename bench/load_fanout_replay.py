@@ -12,9 +12,10 @@ right away, and reads until ``end``, checking that it got every event of every s
 
 Phases, in this order: 1 viewer on capture A (cold: its first open reads and parses it), 1
 viewer on A again (warm: the parsed capture comes from the cache), N viewers on capture B
-(cold, all at once), N viewers on B again (warm). "Parses during the cold N-viewer open"
-estimates how many times the capture was read: (CPU cold N - CPU warm N) / (CPU cold 1 - CPU
-warm 1); the cache is meant to read a capture once and share it.
+(cold, all at once), N viewers on B again (warm). The 1-viewer baselines are each the mean
+(times: the median) of ``--repeat`` opens (CPU is counted in 10 ms ticks). Target: the warm
+N-viewer first paint p95 under ``--target-first-p95-ms`` (a page should show something within
+a second even when many open a shared link together).
 
     python bench/load_fanout_replay.py                 # 200 viewers, 1,000-chunk capture
     python bench/load_fanout_replay.py --viewers 50 --chunks 300
@@ -111,7 +112,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--procs", type=int, default=2, help="client processes")
     parser.add_argument("--repeat", type=int, default=5, help="1-viewer baseline runs (mean)")
     parser.add_argument("--target-first-p95-ms", type=float, default=1000.0)
-    parser.add_argument("--target-parses", type=float, default=2.0)
     args = parser.parse_args(argv)
     kit.install_cleanup()
     kit.header("Fan-out, replay: viewers opening one shared capture at once")
@@ -181,16 +181,12 @@ def main(argv: list[str] | None = None) -> int:
         )
     parse_one = cold1["server_cpu_s"] - warm1["server_cpu_s"]
     extra = coldn["server_cpu_s"] - warmn["server_cpu_s"]
-    parses = extra / parse_one if parse_one > 0.005 else float("nan")
     table.row(
-        f"parses of the capture during the cold {n}-viewer open (estimate: extra CPU / one parse)",
-        f"{parses:.1f} ({extra:.2f} s extra CPU)"
-        if parses == parses
-        else f"n/a ({extra:.2f} s extra CPU)",
-        f"one parse {parse_one:.3f} s",
+        f"cold minus warm server CPU, {n} viewers (a parse per viewer would add {n} x one parse)",
+        f"{extra:+.2f} s",
+        f"one parse ~{parse_one:.3f} s (cold minus warm, 1 viewer)",
         "",
-        f"<= {args.target_parses:g}",
-        parses <= args.target_parses if parses == parses else None,
+        "(information: the difference is within the phases' noise unless the parse is large)",
     )
     table.row(
         "server worker threads / RSS (peak) after the warm phase",

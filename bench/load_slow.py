@@ -5,7 +5,8 @@ Two parts, each run twice on the same server (without, then with the slow ones):
 * live: ``--normal`` viewers follow one live run (fake upstream, ``gate:`` model: they attach,
   then the fake writes ``--rate`` chunks/s for ``--live-seconds``); their event rate (chunks
   received per second, from the first to the last) and lateness (see load_fanout_live.py);
-  the slow ones open the same live run;
+  the slow ones open the same live run, once (the run is too short to fill the socket
+  buffers, so they are not dropped, and reopening would only add viewers);
 * replay: ``--normal`` viewers replay a ``--chunks`` capture again and again for
   ``--replay-seconds`` (connect, ``open``, read to ``end``, close, repeat): events per second,
   all viewers together; the slow ones open a ``--slow-chunks`` capture.
@@ -15,14 +16,14 @@ connecting) that complete the websocket handshake, send ``open``, and never read
 server is meant to drop each after ``ws_send_timeout`` (5 s) plus its message's size at 1 MB/s
 once its sends block; on loopback they block only when about 2 MB wait in the socket buffers
 (Linux autotunes the server's send buffer), hence the large capture, and a live run long
-enough (about 110 KB/s at 200 chunks/s). To keep ``--slow`` stuck connections all along, each
-slot opens a new one every ``--reopen`` seconds (the old ones stay open, unread, until the end;
-a live run's late joiner gets everything so far at once).
+enough (about 110 KB/s at 200 chunks/s). In the replay part, to keep ``--slow`` stuck
+connections all along, each slot opens a new one every ``--reopen`` seconds (the old ones stay
+open, unread, until the end).
 
 Target: with the slow ones, the normal viewers keep >= 90% of their event rate.
 
     python bench/load_slow.py
-    python bench/load_slow.py --normal 20 --seconds 8
+    python bench/load_slow.py --normal 20 --live-seconds 10 --replay-seconds 8
 """
 
 from __future__ import annotations
@@ -38,11 +39,11 @@ from load_fanout_replay import make_capture
 
 
 def stall_workers(
-    server: kit.Server, source: dict[str, Any], args: argparse.Namespace
+    server: kit.Server, source: dict[str, Any], args: argparse.Namespace, reopen: float | None
 ) -> kit.Worker:
     w = kit.Worker(
         "stall",
-        {"port": server.port, "source": source, "n": args.slow, "reopen_s": args.reopen},
+        {"port": server.port, "source": source, "n": args.slow, "reopen_s": reopen},
         name="stall",
     )
     info = w.wait("ready", 60)
@@ -69,7 +70,7 @@ def live_phase(
         for i, n in enumerate(kit.split(args.normal, args.procs))
     ]
     attached = sum(w.wait("ready", 60)["attached"] for w in workers)
-    stall = stall_workers(server, {"capture": capture}, args) if slow else None
+    stall = stall_workers(server, {"capture": capture}, args, None) if slow else None
     log_before = len(server.log_events())
     before, cpu = server.stats(), kit.CpuWindow().start()
     t0 = time.monotonic()
@@ -121,7 +122,7 @@ def replay_phase(
     ]
     for w in workers:
         w.wait("ready", 30)
-    stall = stall_workers(server, {"capture": big}, args) if slow else None
+    stall = stall_workers(server, {"capture": big}, args, args.reopen) if slow else None
     log_before = len(server.log_events())
     before, cpu = server.stats(), kit.CpuWindow().start()
     for w in workers:
@@ -197,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     big_data = make_capture(args.slow_chunks)
     print(f"server: `{server.describe()}`; fake upstream pid {fake.pid}")
     print(
-        f"{args.normal} normal viewers, {args.slow} slow ones (4 KiB receive buffer, never read; a new "
+        f"{args.normal} normal viewers, {args.slow} slow ones (4 KiB receive buffer, never read; in the replay part a new "
         f"one per slot every {args.reopen:g} s); live: {args.live_seconds:g} s at {args.rate:g} chunks/s; "
         f"replay: {args.replay_seconds:g} s of a {args.chunks:,}-chunk capture ({kit.fmt_mb(len(data))}), "
         f"the slow ones opening a {args.slow_chunks:,}-chunk one ({kit.fmt_mb(len(big_data))})\n"

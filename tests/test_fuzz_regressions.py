@@ -161,7 +161,9 @@ def test_values_deeper_than_orjson_writes(data):
         sse(b'{"choices":[],"model":"m","x":' + nest(DEEP_FOR_PYTHON) + b"}") * 2,
         sse(b'{"choices":[{"index":0,"x":' + nest(DEEP_FOR_PYTHON) + b"}]}") * 2,
         sse(b'{"choices":[],"model":' + nest(DEEP_FOR_PYTHON) + b"}") * 2,
+        sse(b'{"choices":[],"id":' + nest(DEEP_FOR_PYTHON) + b"}") * 2,
         timed(b'{"type":' + nest(DEEP_FOR_PYTHON) + b"}"),
+        timed(b'{"type":"read","t":1,"base64":' + nest(DEEP_FOR_PYTHON) + b"}"),
         b'{"type":"header","format":"streamscope.timed","version":'
         + nest(DEEP_FOR_PYTHON)
         + b"}\n",
@@ -178,7 +180,9 @@ def test_values_deeper_than_orjson_writes(data):
         "chunk-extra-compare",
         "choice-extra-compare",
         "meta-compare",
+        "id-compare",
         "timed-record-type-repr",
+        "timed-base64-str",
         "timed-version-repr",
     ],
 )
@@ -190,15 +194,20 @@ def test_values_deeper_than_python_repr_and_compare(data):
 @pytest.mark.parametrize(
     "data",
     [
-        # raised inside read_capture (orjson.dumps of the logprob entries)
+        # raised inside read_capture (orjson.dumps of logprob entries, arguments, error)
         sse(b'{"choices":[{"index":0,"logprobs":{"content":[' + BIG + b"]}}]}"),
+        sse(
+            b'{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c",'
+            b'"function":{"name":"f","arguments":{"n":' + BIG + b"}}}]}}]}"
+        ),
+        sse(b'{"error":{"code":' + BIG + b"}}"),
         # raised when the summary or the events are serialised
         sse(b'{"choices":[{"index":0,"n":' + BIG + b"}]}"),
         # not even past a double: any int over 64 bits, once one NaN sends the payload to
         # the lenient decoder
         sse(b'{"choices":[],"model":"m","created":100000000000000000000,"x":NaN}'),
     ],
-    ids=["logprobs", "choice-extra", "64-bit-after-nan"],
+    ids=["logprobs", "tool-arguments", "error-code", "choice-extra", "64-bit-after-nan"],
 )
 def test_integers_orjson_cannot_write(data):
     check(data)

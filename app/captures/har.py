@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from ..domain.jsontext import decode_lenient
+from ..domain.jsontext import decode_lenient, deep_problem, too_deep
 from ..domain.stream import Source, Stream
 from .model import Capture, Limits
 from .sse import read_sse_body
@@ -21,7 +21,8 @@ from .sse import read_sse_body
 
 def read_har(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     har = _load(data, capture)
-    entries = har.get("log", {}).get("entries") if isinstance(har, dict) else None
+    log = har.get("log") if isinstance(har, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
     if not isinstance(entries, list):
         capture.note("har_shape", "error", "not a HAR file: no log.entries list")
         return []
@@ -46,6 +47,9 @@ def read_har(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
 
 
 def _load(data: bytes, capture: Capture) -> Any:
+    if too_deep(data):
+        capture.note("json_too_deep", "error", deep_problem().message)
+        return None
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -78,7 +82,8 @@ def _stream_body(entry: dict[str, Any], number: int, capture: Capture) -> bytes 
 
 
 def _header(message: dict[str, Any], name: str) -> str | None:
-    for header in message.get("headers") or []:
+    headers = message.get("headers")
+    for header in headers if isinstance(headers, list) else []:
         if isinstance(header, dict) and str(header.get("name", "")).lower() == name:
             return str(header.get("value"))
     return None
@@ -88,7 +93,10 @@ def _bare_url(url: Any) -> str:
     """The URL without query or fragment: those are where keys hide."""
     if not isinstance(url, str):
         return "?"
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. "http://[" (an unclosed IPv6 literal)
+        return "?"
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 

@@ -36,8 +36,10 @@ def read_json_array(data: bytes, limits: Limits, origin: str = "capture") -> lis
     """Each top-level element of the array is one payload, kept as its own text. A lone
     (pretty-printed) object is one payload."""
     builder = TimelineBuilder(Source(data), origin=origin, max_events=limits.max_events)
-    stripped = data.lstrip()
-    if stripped[:1] != b"[":
+    stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not stripped:
+        spans = []
+    elif stripped[:1] != b"[":
         start = len(data) - len(stripped)
         spans = [(start, len(data.rstrip()))]
     else:

@@ -70,7 +70,11 @@ def scrub(data: bytes, fmt: str | None) -> tuple[bytes, Redactions]:
 
 
 def scrub_url(url: str, redactions: Redactions) -> str:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        redactions["unreadable URL"] += 1
+        return "?"
     netloc = parts.netloc
     if "@" in netloc:
         netloc = netloc.rpartition("@")[2]
@@ -89,7 +93,8 @@ def scrub_har(data: bytes, redactions: Redactions) -> bytes:
         har = orjson.loads(data)
     except orjson.JSONDecodeError:
         return data  # not readable as HAR: the key sweep still runs over it
-    entries = har.get("log", {}).get("entries") if isinstance(har, dict) else None
+    log = har.get("log") if isinstance(har, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
     if not isinstance(entries, list):
         return data
     kept = []
@@ -127,11 +132,12 @@ def _is_stream(entry: dict[str, Any]) -> bool:
 
 
 def _count_headers(message: dict[str, Any], redactions: Redactions) -> None:
-    for header in message.get("headers") or []:
+    headers, cookies = message.get("headers"), message.get("cookies")
+    for header in headers if isinstance(headers, list) else []:
         name = str(header.get("name", "")).lower() if isinstance(header, dict) else ""
         if name in SECRET_HEADERS:
             redactions[f"header {name}"] += 1
-    for cookie in message.get("cookies") or []:
+    for cookie in cookies if isinstance(cookies, list) else []:
         redactions["cookies"] += 1 if cookie else 0
 
 

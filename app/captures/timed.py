@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from ..domain.jsontext import decode_lenient
+from ..domain.jsontext import decode_lenient, deep_problem, too_deep
 from ..domain.stream import Source, Stream
 from ..domain.timeline import BodyFeeder, TimelineBuilder
 from .model import Capture, Limits
@@ -33,6 +34,7 @@ from .model import Capture, Limits
 FORMAT_NAME = "streamscope.timed"
 FORMAT_VERSION = 1
 END_REASONS = ("done", "error", "cancelled", "disconnected")
+MAX_OFFSET_MS = 1e12  # about 30 years: anything larger is not a time offset
 
 
 @dataclass
@@ -145,6 +147,9 @@ def read_records(data: bytes, capture: Capture) -> TimedRecords:
 
 
 def _record(line: bytes, line_no: int, capture: Capture) -> dict[str, Any] | None:
+    if too_deep(line):
+        capture.note("json_too_deep", "error", deep_problem().message, line_no)
+        return None
     try:
         record = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -160,15 +165,29 @@ def _record(line: bytes, line_no: int, capture: Capture) -> dict[str, Any] | Non
     return record
 
 
+def offset(value: Any) -> float | None:
+    """A record's ``t`` as milliseconds, when it is a finite number in a sane range."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        t = float(value)
+    except OverflowError:
+        return None
+    return t if math.isfinite(t) and abs(t) <= MAX_OFFSET_MS else None
+
+
 def _read(record: dict[str, Any], line_no: int, capture: Capture) -> tuple[float, bytes] | None:
-    t = record.get("t")
-    if not isinstance(t, (int, float)) or isinstance(t, bool):
-        capture.note("timed_time", "error", "read without a numeric t", line_no)
+    t = offset(record.get("t"))
+    if t is None:
+        capture.note(
+            "timed_time", "error", "read without a usable t (a number of milliseconds)", line_no
+        )
         return None
     if isinstance(record.get("text"), str):
-        return float(t), record["text"].encode("utf-8", errors="replace")
+        return t, record["text"].encode("utf-8", errors="replace")
+    encoded = record.get("base64")
     try:
-        return float(t), base64.b64decode(str(record.get("base64", "")), validate=True)
+        return t, base64.b64decode(encoded if isinstance(encoded, str) else "", validate=True)
     except (binascii.Error, ValueError):
         capture.note("timed_base64", "error", "read whose base64 does not decode", line_no)
         return None
@@ -193,7 +212,7 @@ def read_timed(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     for t, chunk in records.reads:
         feeder.feed(chunk, t)
     end = records.end or {}
-    streams = feeder.close(end.get("t") if isinstance(end.get("t"), (int, float)) else None)
+    streams = feeder.close(offset(end.get("t")))
     for stream in streams:
         stream.request = header.get("request") if isinstance(header.get("request"), dict) else None
         stream.end_reason = end.get("reason") if isinstance(end.get("reason"), str) else None

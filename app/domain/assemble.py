@@ -174,18 +174,24 @@ def _merge_item(old: dict[str, Any], new: dict[str, Any], text_keys: tuple[str, 
     return merged
 
 
+def _index_of(item: Any) -> int | str | None:
+    """An item's ``index``, when it is one that can be a key (not a list, not a bool)."""
+    if isinstance(item, dict):
+        index = item.get("index")
+        if isinstance(index, (int, str)) and not isinstance(index, bool):
+            return index
+    return None
+
+
 def _merge_list(old: list[Any], new: list[Any], text_keys: tuple[str, ...] = ()) -> list[Any]:
     merged = list(old)
-    by_index = {
-        item["index"]: pos
-        for pos, item in enumerate(merged)
-        if isinstance(item, dict) and "index" in item
-    }
+    by_index = {key: pos for pos, item in enumerate(merged) if (key := _index_of(item)) is not None}
     for item in new:
-        pos = by_index.get(item["index"]) if isinstance(item, dict) and "index" in item else None
+        key = _index_of(item)
+        pos = by_index.get(key) if key is not None else None
         if pos is None:
-            if isinstance(item, dict) and "index" in item:
-                by_index[item["index"]] = len(merged)
+            if key is not None:
+                by_index[key] = len(merged)
             merged.append(item)
         else:
             merged[pos] = _merge_item(merged[pos], item, text_keys)

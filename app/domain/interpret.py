@@ -25,7 +25,7 @@ from .events import (
     ToolCallEnd,
     Usage,
 )
-from .jsontext import check_arguments, decode_lenient
+from .jsontext import check_arguments, decode_lenient, deep_problem, too_deep
 from .stream import Stream
 from .toolcalls import ChoiceToolCalls
 
@@ -70,6 +70,10 @@ class Interpreter:
                 return
             value = self._decode_slow(raw, data, data_offset)
             if value is _UNREADABLE:
+                return
+        else:
+            if too_deep(data):
+                self.note(raw, "json_too_deep", "error", deep_problem().message)
                 return
         if raw.event == "error" or (isinstance(value, dict) and "error" in value):
             self._error(raw, value)
@@ -177,8 +181,11 @@ class Interpreter:
             self._chunk_extras(raw, chunk)
         usage = chunk.get("usage")
         if usage is not None and usage != self._usage:
-            self._usage = usage
-            self.add(Usage(usage=usage), raw)
+            if isinstance(usage, dict):
+                self._usage = usage
+                self.add(Usage(usage=usage), raw)
+            else:
+                self.note(raw, "usage_not_object", "warning", "usage is not a JSON object; ignored")
         choices = chunk.get("choices")
         if not choices:
             if choices is not None and not isinstance(choices, list):

@@ -8,8 +8,9 @@ turn each oddity into a ``Problem`` instead of an exception:
 * ``NaN``, ``Infinity`` and numbers that overflow a double become ``null``;
 * integers longer than 4,000 digits are kept as text (Python refuses to convert them);
 * lone surrogates (``"\\ud800"``) are replaced with U+FFFD: they cannot be encoded later;
-* nesting deeper than orjson's 1,024 levels is refused without recursion (stdlib ``json`` would
-  raise ``RecursionError``, which is not a ``ValueError``).
+* nesting deeper than ``MAX_DEPTH`` (200) levels is refused without recursion (stdlib ``json``
+  would raise ``RecursionError``, orjson cannot write past 254 levels, Python's ``==`` fails
+  near 1,000).
 """
 
 from __future__ import annotations
@@ -22,7 +23,36 @@ from typing import Any
 import orjson
 
 MAX_INT_DIGITS = 4000
+# orjson reads 1,024 levels but writes only 254, and Python's repr and == stop near 1,000
+# frames: a value deeper than this is refused as it is read, so nothing later trips on it.
+MAX_DEPTH = 200
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_NESTING = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def too_deep(data: bytes | str) -> bool:
+    """Whether JSON text nests deeper than ``MAX_DEPTH``: cheap unless it has that many
+    brackets at all, then one scan that skips strings."""
+    if isinstance(data, str):
+        data = data.encode(errors="replace")
+    if data.count(b"[") + data.count(b"{") <= MAX_DEPTH:
+        return False
+    depth = 0
+    for match in _NESTING.finditer(data):
+        token = match.group()
+        if token in (b"[", b"{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif token in (b"]", b"}"):
+            depth -= 1
+    return False
+
+
+def deep_problem(pos: int | None = None) -> Problem:
+    return Problem(
+        "json_too_deep", "error", f"JSON nested more than {MAX_DEPTH} levels deep; not read", pos
+    )
 
 
 @dataclass(slots=True, frozen=True)
@@ -44,19 +74,13 @@ def decode_lenient(data: bytes | str) -> Decoded:
     """Decode a payload orjson refused. ``ok`` is False when nothing usable came out."""
     problems: list[Problem] = []
     text = _as_text(data, problems)
+    if too_deep(text):
+        problems.append(deep_problem())
+        return Decoded(None, False, problems)
     try:
         return Decoded(orjson.loads(text), True, problems)
-    except orjson.JSONDecodeError as exc:
-        if "depth" in str(exc) or "recursion" in str(exc):
-            problems.append(
-                Problem(
-                    "json_too_deep",
-                    "error",
-                    "JSON nested more than 1,024 levels deep; not read",
-                    exc.pos,
-                )
-            )
-            return Decoded(None, False, problems)
+    except orjson.JSONDecodeError:
+        pass
     return _decode_stdlib(text, problems)
 
 
@@ -84,7 +108,10 @@ def _decode_stdlib(text: str, problems: list[Problem]) -> Decoded:
         )
 
     def number(literal: str) -> float | None:
-        value = float(literal)
+        try:
+            value = float(literal)
+        except OverflowError:
+            value = float("inf")
         if value in (float("inf"), float("-inf")):
             problems.append(
                 Problem(
@@ -96,7 +123,7 @@ def _decode_stdlib(text: str, problems: list[Problem]) -> Decoded:
             return None
         return value
 
-    def integer(literal: str) -> int | str:
+    def integer(literal: str) -> int | float | str | None:
         if len(literal) > MAX_INT_DIGITS:
             problems.append(
                 Problem(
@@ -106,7 +133,10 @@ def _decode_stdlib(text: str, problems: list[Problem]) -> Decoded:
                 )
             )
             return literal
-        return int(literal)
+        value = int(literal)
+        if -(2**63) <= value < 2**64:
+            return value
+        return number(literal)  # beyond 64 bits, as orjson reads it: a double, or null
 
     try:
         value = json.loads(text, parse_constant=constant, parse_float=number, parse_int=integer)

@@ -115,8 +115,10 @@ def compute(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> Metrics:
     ]
     if n is not None and n > 1:
         metrics.tpot_ms = (stamps[-1] - stamps[0]) / (n - 1)
-        if stamps[-1] > stamps[0]:
-            metrics.decode_tokens_per_s = (n - 1) / ((stamps[-1] - stamps[0]) / 1000)
-    if n and stamps[-1] > 0:
-        metrics.tokens_per_s = n / (stamps[-1] / 1000)
+        decode_s = (stamps[-1] - stamps[0]) / 1000
+        if decode_s > 0:  # divide first, then test: a sub-normal span rounds to 0 seconds
+            metrics.decode_tokens_per_s = (n - 1) / decode_s
+    total_s = stamps[-1] / 1000
+    if n and total_s > 0:
+        metrics.tokens_per_s = n / total_s
     return metrics

@@ -51,6 +51,7 @@ class SSEDecoder:
         self._overlong = False
         self._byte_skipped = 0
         self._cr_pending = False
+        self._held: list[SSEItem] = []
         self._last: RawEvent | None = None
         self._reset_event()
         self.last_event_id: str | None = None
@@ -107,7 +108,15 @@ class SSEDecoder:
                 "the last event is not followed by a blank line; it was read anyway",
             )
             self._dispatch(t, out)
+        self._release(out)
         return out
+
+    def _release(self, out: list[SSEItem]) -> None:
+        """Comments held while an event was pending come after it."""
+        if self._held:
+            self._last = self._held[-1].raw
+            out.extend(self._held)
+            self._held = []
 
     # --------------------------------------------------------------- helpers
     def _strip_bom(self, chunk: bytes) -> bytes:
@@ -186,12 +195,17 @@ class SSEDecoder:
                 self._dispatch(t, out)
             else:
                 self._reset_event()
+            self._release(out)
             return
         if line[0] == 0x3A:  # ":" comment
             raw = RawEvent(-1, lineno, start, self._byte, t, "comment")
-            self._last = raw
             text = line[1:].lstrip(b" ")
-            out.append(SSEItem(raw, comment=self._text(text, start + len(line) - len(text))))
+            item = SSEItem(raw, comment=self._text(text, start + len(line) - len(text)))
+            if self._ev_byte >= 0:
+                self._held.append(item)  # inside an event: after it, to keep byte order
+            else:
+                self._last = raw
+                out.append(item)
             return
         if self._ev_byte < 0:
             self._ev_byte, self._ev_line = start, lineno
