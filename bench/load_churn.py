@@ -245,8 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{(after_runs['rss'] - after_soak['rss']) / 1048576:+.1f} MiB; ended {dict(Counter(runs))}",
         f"fds {after_soak['fds']}",
         "",
-        "fds +0 per run",
-        after_runs["fds"] <= after_soak["fds"],
+        "fds not growing with the runs (<= +2 in all: SQLite may defer closing one)",
+        after_runs["fds"] - after_soak["fds"] <= 2,
     )
     table.row(
         "worker threads / RSS at the peaks (end of churn; mid-soak)",

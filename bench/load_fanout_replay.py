@@ -151,6 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         "events / bytes per viewer",
         f"{warmn['events_per_viewer']:,} events, {kit.fmt_mb(warmn['bytes_per_viewer'])}",
     )
+    table.row(
+        "websocket handshake (connect) p95, warm / cold",
+        f"{kit.fmt_ms(warmn['connect_p95'])} / {kit.fmt_ms(coldn['connect_p95'])}",
+        f"1 viewer {kit.fmt_ms(warm1['connect_p95'])}",
+    )
     for label, many, one in (("warm", warmn, warm1), ("cold", coldn, cold1)):
         target = label == "warm"
         table.row(

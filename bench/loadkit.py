@@ -19,11 +19,20 @@ Everything runs on loopback, on free ports, and is stopped at the end:
   result carries the process's own CPU seconds and its event-loop lag (a 10 ms ticker's
   oversleep), to tell when the client, not the server, is the bottleneck. Roles:
   ``starter`` (starts a live run and reads it to the end), ``follow`` (viewers on a live run's
-  share link: seq continuity, tokens in order, lateness from ``x_sent_ms``), ``replay``
-  (viewers opening a capture at once: time to the first ``events`` and to ``end``),
-  ``replayloop`` (viewers replaying a capture again and again for a while: events per
-  second), ``churn`` (connect, open a demo, read to ``end``, close, N times) and ``stall``
-  (raw sockets with a 4 KiB receive buffer that open a source and never read).
+  share link: seq continuity, tokens in order, lateness from ``x_sent_ms``; with ``lean`` a
+  minimal frame parser instead of ``websockets``, see ``_LeanViewer``), ``replay`` (viewers
+  opening a capture at once: time to the first ``events`` and to ``end``), ``replayloop``
+  (viewers replaying a capture again and again for a while: events per second), ``churn``
+  (connect, open a demo, read to ``end``, close, N times) and ``stall`` (raw sockets with a
+  4 KiB receive buffer that open a source and never read). Large ``events`` batches are
+  checked on their text (``"seq":N`` in order, counted) rather than parsed whole, so that the
+  client keeps up.
+
+Environment: ``STREAMSCOPE_BENCH_LAUNCHER=file.py`` starts the server as ``python file.py serve
+...`` instead of ``python -m app.cli serve ...`` (a script that patches the app and then calls
+``app.cli.main(sys.argv[1:])``: a change measured before it is made); ``STREAMSCOPE_BENCH_OUT``
+is where the JSON results go (default ``bench/out``); ``STREAMSCOPE_BENCH_KEEP=1`` keeps the
+servers' data directories (their ``server.err`` has the JSON log lines).
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ import json
 import os
 import platform
 import queue
+import re
 import resource
 import shlex
 import signal
@@ -801,6 +811,11 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
         emit("result", end=end, events=events, client=client_info())
         return
 
+    # ------------------------------------------------------------- follow, lean client
+    if role == "follow" and spec.get("lean"):
+        await _lean_follow(spec, client_info)
+        return
+
     # ------------------------------------------------------------- follow
     if role == "follow":
         n, capture = spec["n"], spec["capture"]
@@ -920,24 +935,24 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
                 seqs: dict[int, int] = {}
                 while True:
                     raw = await asyncio.wait_for(ws.recv(), spec.get("timeout", 120))
-                    message = loads(raw)
                     out["messages"] += 1
                     out["bytes"] += len(raw)
+                    head = _EVENTS_HEAD.match(raw)
+                    if head:  # an events batch: seq checked on the text, not parsed whole
+                        if "first_events_ms" not in out:
+                            out["first_events_ms"] = round((time.monotonic() - t0) * 1000, 2)
+                        stream = int(head.group(1))
+                        seq = seqs.get(stream, 0)
+                        got = [int(x) for x in _SEQ_TEXT.findall(raw)]
+                        if got != list(range(seq, seq + len(got))):
+                            out["seq_errors"] += 1
+                        seqs[stream] = seq + len(got)
+                        out["events"] += len(got)
+                        continue
+                    message = loads(raw)
                     kind = message["type"]
                     if kind == "capture":
                         expected = {s["index"]: s["events"] for s in message["streams"]}
-                    elif kind == "events":
-                        if "first_events_ms" not in out:
-                            out["first_events_ms"] = round((time.monotonic() - t0) * 1000, 2)
-                        stream = message["stream"]
-                        seq = seqs.get(stream, 0)
-                        for e in message["events"]:
-                            if e["seq"] != seq:
-                                out["seq_errors"] += 1
-                                seq = e["seq"]
-                            seq += 1
-                        seqs[stream] = seq
-                        out["events"] += len(message["events"])
                     elif kind in ("end", "error"):
                         out["end_ms"] = round((time.monotonic() - t0) * 1000, 2)
                         out["end"] = message.get("reason") or message.get("code")
@@ -1074,6 +1089,199 @@ async def _async_worker(role: str, spec: dict[str, Any]) -> None:
         return
 
     raise SystemExit(f"unknown role {role}")
+
+
+_EVENTS_HEAD = re.compile(r'\{"type":"events","stream":(\d+),')
+_SEQ_TEXT = re.compile(r'"seq":(\d+)')
+_SEQ = re.compile(rb'"seq":(\d+)')
+_EXTRA = re.compile(
+    rb'"t":([-0-9.eE+]+),"scope":"chunk","choice":null,"fields":\{"x_sent_ms":([-0-9.eE+]+)\}'
+)
+_TEXT = re.compile(rb'"text":"t(\d+) "')
+
+
+class _LeanViewer(asyncio.Protocol):
+    """A minimal websocket client (``--client lean``): frames parsed in bulk per socket read,
+    events checked with regular expressions on the raw JSON (``seq`` continuity, tokens
+    ``tN`` in order, ``x_sent_ms`` and the server's ``t``), one receipt time per read. It
+    costs a fraction of the ``websockets`` client per message, to tell the server's delay
+    from the client's on a small machine."""
+
+    def __init__(self, port: int, capture: str, on_attach: Any, record_reads: bool) -> None:
+        self.port, self.capture, self.on_attach = port, capture, on_attach
+        self.record_reads = record_reads
+        self.buf = bytearray()
+        self.upgraded = False
+        self.done: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.out: dict[str, Any] = {
+            "ok": False,
+            "seq_errors": 0,
+            "token_errors": 0,
+            "events": 0,
+            "messages": 0,
+        }
+        self.lateness: list[float] = []
+        self.reads: list[float] = []
+        self.seq = 0
+        self.token = 0
+        self.first_t: float | None = None
+        self.last_t: float | None = None
+        self.attached = False
+
+    def connection_made(self, transport: Any) -> None:
+        import base64
+
+        self.transport = transport
+        key = base64.b64encode(os.urandom(16)).decode()
+        transport.write(
+            (
+                f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"Sec-WebSocket-Protocol: {SUBPROTOCOL}\r\nOrigin: http://127.0.0.1:{self.port}\r\n\r\n"
+            ).encode()
+        )
+
+    def _send(self, opcode: int, payload: bytes) -> None:
+        mask = os.urandom(4)
+        n = len(payload)
+        head = bytes([0x80 | opcode]) + (
+            bytes([0x80 | n]) if n < 126 else b"\xfe" + n.to_bytes(2, "big")
+        )
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.transport.write(head + mask + masked)
+
+    def data_received(self, data: bytes) -> None:
+        now = time.time() * 1000
+        self.buf += data
+        if not self.upgraded:
+            end = self.buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            if not self.buf.startswith(b"HTTP/1.1 101"):
+                self._finish(error=bytes(self.buf[:80]).decode(errors="replace"))
+                return
+            del self.buf[: end + 4]
+            self.upgraded = True
+            self._send(
+                1, json.dumps({"type": "open", "source": {"capture": self.capture}}).encode()
+            )
+        buf, pos = self.buf, 0
+        while len(buf) - pos >= 2:
+            b0, b1 = buf[pos], buf[pos + 1]
+            n, head = b1 & 0x7F, 2
+            if n == 126:
+                if len(buf) - pos < 4:
+                    break
+                n, head = int.from_bytes(buf[pos + 2 : pos + 4], "big"), 4
+            elif n == 127:
+                if len(buf) - pos < 10:
+                    break
+                n, head = int.from_bytes(buf[pos + 2 : pos + 10], "big"), 10
+            if len(buf) - pos < head + n:
+                break
+            payload = bytes(buf[pos + head : pos + head + n])
+            pos += head + n
+            opcode = b0 & 0x0F
+            if opcode == 9:
+                self._send(10, payload)
+            elif opcode == 8:
+                self._finish()
+                return
+            elif opcode == 1:
+                self._message(payload, now)
+        del buf[:pos]
+
+    def _message(self, payload: bytes, now: float) -> None:
+        out = self.out
+        out["messages"] += 1
+        if payload.startswith(b'{"type":"events"'):
+            seqs = [int(x) for x in _SEQ.findall(payload)]
+            if seqs:
+                out["events"] += len(seqs)
+                if seqs != list(range(self.seq, self.seq + len(seqs))):
+                    out["seq_errors"] += 1
+                self.seq = seqs[-1] + 1
+            tokens = [int(x) for x in _TEXT.findall(payload)]
+            if tokens:
+                if tokens != list(range(self.token, self.token + len(tokens))):
+                    out["token_errors"] += 1
+                self.token = tokens[-1] + 1
+            extras = _EXTRA.findall(payload)
+            if extras:
+                self.lateness.extend([now - float(x) for _, x in extras])
+                if self.record_reads:
+                    self.reads.extend([float(t) - float(x) for t, x in extras])
+                if self.first_t is None:
+                    self.first_t = now
+                self.last_t = now
+            return
+        import orjson
+
+        message = orjson.loads(payload)
+        kind = message.get("type")
+        if kind == "capture" and not self.attached:
+            self.attached = True
+            self.on_attach()
+        elif kind in ("end", "error"):
+            out["end"] = message.get("reason") or message.get("code")
+            self._finish()
+
+    def _finish(self, error: str | None = None) -> None:
+        if error:
+            self.out["error"] = error
+        if not self.done.done():
+            self.done.set_result(None)
+        with contextlib.suppress(Exception):
+            self.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.out.setdefault("error", f"connection lost: {exc}")
+            self.done.set_result(None)
+
+
+async def _lean_follow(spec: dict[str, Any], client_info: Any) -> None:
+    n, capture, count, port = spec["n"], spec["capture"], spec.get("count"), spec["port"]
+    loop = asyncio.get_running_loop()
+    attached = 0
+    all_attached = asyncio.Event()
+
+    def on_attach() -> None:
+        nonlocal attached
+        attached += 1
+        if attached == n:
+            all_attached.set()
+
+    async def viewer(i: int) -> dict[str, Any]:
+        proto = _LeanViewer(port, capture, on_attach, i == 0)
+        try:
+            await loop.create_connection(lambda: proto, "127.0.0.1", port)
+            await asyncio.wait_for(proto.done, spec.get("timeout", 300))
+        except Exception as exc:
+            proto.out["error"] = _describe(exc)
+            if not proto.attached:
+                on_attach()
+        out = proto.out
+        out["tokens"] = proto.token
+        out["ok"] = (
+            out.get("end") == "done"
+            and out["seq_errors"] == 0
+            and out["token_errors"] == 0
+            and (count is None or proto.token == count)
+        )
+        if proto.first_t is not None and proto.last_t is not None and proto.last_t > proto.first_t:
+            out["rate"] = (len(proto.lateness) - 1) / ((proto.last_t - proto.first_t) / 1000)
+        out["lateness"] = [round(x, 2) for x in proto.lateness]
+        if i == 0:
+            out["reads"] = [round(x, 2) for x in proto.reads]
+        return out
+
+    tasks = [asyncio.create_task(viewer(i)) for i in range(n)]
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(all_attached.wait(), spec.get("attach_timeout", 120))
+    emit("ready", attached=attached)
+    results = await asyncio.gather(*tasks)
+    emit("result", viewers=results, client=client_info())
 
 
 def stalled_socket(port: int, source: dict[str, Any], rcvbuf: int = 4096) -> socket.socket:

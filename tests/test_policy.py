@@ -7,7 +7,7 @@ import ipaddress
 import pytest
 
 from app.live.policy import Policy, PolicyRefused, embedded_ipv4, listens_publicly, why_refused
-from app.live.upstream import PinnedBackend
+from app.live.pinned import PinnedBackend
 
 REFUSED = [
     ("127.0.0.1", "loopback"),

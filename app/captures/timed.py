@@ -26,9 +26,10 @@ from typing import Any
 
 import orjson
 
+from ..domain.body import BodyFeeder
 from ..domain.jsontext import decode_lenient, deep_problem, too_deep
 from ..domain.stream import Source, Stream
-from ..domain.timeline import BodyFeeder, TimelineBuilder
+from ..domain.timeline import TimelineBuilder
 from .model import Capture, Limits
 
 FORMAT_NAME = "streamscope.timed"

@@ -17,9 +17,10 @@ from typing import Any
 
 import orjson
 
+from ..domain.body import BodyFeeder
 from ..domain.stream import Source, Stream
 from ..domain.summary import summarize
-from ..domain.timeline import BodyFeeder, TimelineBuilder
+from ..domain.timeline import TimelineBuilder
 from ..protocol import encode
 from .recorder import Recorder, Redactor
 from .upstream import RunRequest

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..captures.timed import end_line, header_line, read_line, response_line
+from ..domain.body import BodyFeeder
 from ..domain.events import ReasoningDelta, RefusalDelta, TextDelta, ToolCallArgs, ToolCallStart
 from ..domain.metrics import compute
 from ..domain.stream import Source
-from ..domain.timeline import BodyFeeder, TimelineBuilder
+from ..domain.timeline import TimelineBuilder
 from .policy import Policy
 from .recorder import Redactor, clean_body, public_source
 from .upstream import RunRequest, UpstreamRun

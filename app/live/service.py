@@ -12,10 +12,12 @@ import httpx
 import orjson
 
 from ..storage import CaptureStore
+from .answers import error_message
 from .hub import LiveRun, Registry
+from .pinned import pinned_client
 from .policy import Policy, PolicyRefused
 from .recorder import Recorder, Redactor, run_title
-from .upstream import RunRequest, Timeouts, UpstreamRun, error_message, pinned_client
+from .upstream import RunRequest, Timeouts, UpstreamRun
 
 PRESETS = (
     ("OpenAI", "https://api.openai.com/v1", "OPENAI_API_KEY"),

@@ -18,7 +18,6 @@ offset in ms from the request start (monotonic clock), and exactly one end with 
 from __future__ import annotations
 
 import contextlib
-import email.utils
 import socket
 import threading
 import time
@@ -27,15 +26,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-import httpcore
 import httpx
 import orjson
 
+from .answers import ERROR_BODY_CAP, describe_connect_error, error_message, parse_retry_after
+from .pinned import pinned_client
 from .policy import Policy, PolicyRefused
 
 MAX_ATTEMPTS = 3
 MAX_RETRY_WAIT = 30.0
-ERROR_BODY_CAP = 4096
 WATCH_INTERVAL = 0.05
 
 
@@ -74,29 +73,6 @@ class Sink(Protocol):
 
 class _Abort(Exception):
     pass
-
-
-class PinnedBackend(httpcore.NetworkBackend):
-    """Connects to the checked address for a host name, and hands each socket to the run."""
-
-    def __init__(self, pinned: dict[str, str], on_socket: Callable[[socket.socket], None]) -> None:
-        self._pinned = pinned
-        self._on_socket = on_socket
-        self._backend = httpcore.SyncBackend()
-
-    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):  # type: ignore[no-untyped-def]
-        address = self._pinned.get(host)
-        if address is None:
-            raise httpcore.ConnectError(f"no checked address for {host}")
-        stream = self._backend.connect_tcp(address, port, timeout, local_address, socket_options)
-        self._on_socket(stream.get_extra_info("socket"))
-        return stream
-
-    def connect_unix_socket(self, path, timeout=None, socket_options=None):  # type: ignore[no-untyped-def]
-        raise httpcore.ConnectError("unix sockets are not upstreams")
-
-    def sleep(self, seconds: float) -> None:
-        time.sleep(seconds)
 
 
 class UpstreamRun:
@@ -309,67 +285,3 @@ class UpstreamRun:
     def _aborted(self) -> tuple[str, str | None] | None:
         with self._lock:
             return self._abort_reason
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def error_message(body: bytes) -> str:
-    """The upstream's own message when it sent a JSON error, else the body as text (cut)."""
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        text = body.decode(errors="replace").strip()
-        return text[:ERROR_BODY_CAP] or "(empty body)"
-    error = value.get("error", value) if isinstance(value, dict) else value
-    if isinstance(error, dict) and error.get("message"):
-        return str(error["message"])
-    return body.decode(errors="replace")[:ERROR_BODY_CAP]
-
-
-def describe_connect_error(exc: Exception, url: str) -> str:
-    text = str(exc)
-    cause = exc.__cause__ or exc.__context__
-    where = urlsplit(url).netloc
-    if (
-        "CERTIFICATE" in text.upper()
-        or "SSL" in text.upper()
-        or (cause and "SSL" in type(cause).__name__)
-    ):
-        return f"TLS error talking to {where}: {text}"
-    if "refused" in text.lower():
-        return f"connection refused by {where}"
-    if "Name or service not known" in text or "nodename" in text:
-        return f"DNS failure: cannot resolve {where}"
-    return f"could not connect to {where}: {text}"
-
-
-def pinned_client(
-    url: str,
-    address: str,
-    timeout: httpx.Timeout | float,
-    on_socket: Callable[[socket.socket], None],
-) -> httpx.Client:
-    """An httpx client that connects to ``address`` for the URL's host, follows no redirects
-    and ignores proxy variables. httpx has no public hook for the network backend, so the
-    transport's pool is rebuilt with ``PinnedBackend``."""
-    host = urlsplit(url).hostname or ""
-    transport = httpx.HTTPTransport(retries=0)
-    transport._pool = httpcore.ConnectionPool(
-        ssl_context=httpx.create_ssl_context(),
-        max_connections=1,
-        network_backend=PinnedBackend({host: address}, on_socket),
-    )
-    return httpx.Client(
-        transport=transport, timeout=timeout, follow_redirects=False, trust_env=False
-    )

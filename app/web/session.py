@@ -20,10 +20,10 @@ from ..domain.stream import Stream
 from ..domain.summary import diagnostic_json, summarize
 from ..protocol import MAX_RAW_REQUEST, VERSION, ProtocolError, decode_client, encode
 from .errors import StreamscopeError
+from .live_session import LiveViewing
 from .sources import Loaded, Sources
 
 OPEN_TIMEOUT = 30.0
-FOLLOW_TICK = 0.25  # how often a live viewer's loop looks for Stop and raw requests
 BATCH_BYTES = 512 * 1024
 RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
 
@@ -32,7 +32,7 @@ class Closed(Exception):
     """The page went away."""
 
 
-class Session:
+class Session(LiveViewing):
     def __init__(
         self,
         send: Callable[[str], None],
@@ -92,69 +92,6 @@ class Session:
         self.kind = "replay"
         self.send_capture(self.loaded, resume)
         self._serve_requests()
-
-    # ------------------------------------------------------------------ live runs
-    def _start(self, message: dict[str, Any]) -> None:
-        from ..live.service import RunConfigError
-
-        assert self.live is not None
-        try:
-            started = self.live.start(message)
-        except RunConfigError as exc:
-            self._error("bad_run", str(exc))
-            return
-        run = started.run
-        self.source_name = run.capture_id
-        self._send(
-            encode(
-                "status",
-                state="started",
-                message=f"recording as {run.capture_id}",
-                capture=run.capture_id,
-                url=f"/c/{run.capture_id}",
-                delete_token=run.recorder.delete_token,
-            )
-        )
-        try:
-            self._follow(run, started.title, starter=True)
-        finally:
-            if not run.finished:
-                run.upstream.cancel()  # the starter's page went away: stop the upstream too
-
-    def _follow(
-        self, run: Any, title: str, *, starter: bool, resume: tuple[int, int] | None = None
-    ) -> None:
-        from ..live.hub import messages
-
-        self._send(run.capture_message(title))
-        index, done = 0, False
-        if resume is not None:  # a page that had the first events: send the rest, then follow
-            catch_up, index = run.snapshot(resume[1])
-            self._send(catch_up)
-        while not done:
-            pieces, index, done = run.pending(index, FOLLOW_TICK)
-            for text in messages(pieces):
-                self._send(text)
-            self._client_messages(run, starter)
-        while True:  # afterwards, answer raw requests until the page leaves
-            message = self._next(None)
-            if message is not None and message["type"] == "raw_request":
-                self._raw_live(run, message)
-
-    def _client_messages(self, run: Any, starter: bool) -> None:
-        while (message := self._next(0)) is not None:
-            if message["type"] == "stop" and starter:
-                run.upstream.cancel()
-            elif message["type"] == "raw_request":
-                self._raw_live(run, message)
-
-    def _raw_live(self, run: Any, message: dict[str, Any]) -> None:
-        start, count = message.get("start"), message.get("count")
-        if not all(isinstance(v, int) and v >= 0 for v in (start, count)):
-            self._error("bad_message", "raw_request needs stream, start and count (integers)")
-            return
-        items = run.raw_texts(start, min(count, MAX_RAW_REQUEST))
-        self._send(encode("raw", stream=0, start=start, items=items))
 
     # ------------------------------------------------------------------ sending
     def send_capture(self, loaded: Loaded, resume: tuple[int, int] | None = None) -> None:

@@ -2,9 +2,9 @@
 // timeline, player, renderer and views, and turns protocol messages into calls on them.
 // Everything with logic lives in its own module; this file only connects them.
 
-import { Connection, websocketUrl } from "./connection.js";
 import { Player, State } from "./player.js";
 import { Renderer } from "./renderer.js";
+import { ResumingConnection } from "./resume.js";
 import { readState, shareUrl } from "./share.js";
 import { Timeline } from "./timeline.js";
 import { Chart, drawTicks } from "./views/chart.js";
@@ -20,7 +20,6 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
 
   const timeline = new Timeline();
   const renderer = new Renderer(streamsRoot, timeline, { glyphs: false });
-  let connection = null;
   let transport = null;
   let chart = null;
   const screen = {
@@ -33,7 +32,7 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
   const player = new Player(timeline, screen);
   const popover = new Popover(root.querySelector('[data-testid="token-popover"]'), timeline);
   const rawView = new RawView(root.querySelector('[data-testid="raw-view"]'), {
-    request: (stream, start, count) => connection?.send("raw_request", { stream, start, count }),
+    request: (stream, start, count) => link.send("raw_request", { stream, start, count }),
     onSelect: (stream, raw) => highlightRaw(stream, raw),
   });
   chart = new Chart(root.querySelector('[data-testid="timeline-chart"]'), { onSeek: (ms) => player.seek(ms) });
@@ -204,76 +203,28 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
     else say(`Copy this link: ${url}`);
   }
 
-  // ------------------------------------------------------------------ connection and resume
-  const RETRY_DELAYS = [250, 500, 1000, 2000, 4000, 8000, 8000, 8000];
-  let first = null; // the first message of this connection: open a source, or start a run
-  let captureId = null; // a live run's capture, once started
-  let attempt = 0;
-  let resuming = false;
-
-  function resumePoint() {
-    let stream = 0;
-    timeline.streams.forEach((s, i) => {
-      if (s.events.length) stream = i;
-    });
-    return { stream, events: timeline.streams[stream]?.events.length ?? 0 };
-  }
-
-  function reopen() {
-    const source = first.type === "open" ? first.source : captureId ? { capture: captureId } : null;
-    if (!source) {
-      say("The connection was lost before the run started.", "error");
-      return;
-    }
-    attempt += 1;
-    if (attempt > RETRY_DELAYS.length) {
-      say("Could not reconnect. Reload the page to try again.", "error");
-      delete root.dataset.reconnecting;
-      return;
-    }
-    root.dataset.reconnecting = "true";
-    say(`Connection lost: reconnecting (attempt ${attempt})…`, "warning");
-    setTimeout(() => {
-      resuming = Boolean(timeline.capture);
-      open(resuming ? { type: "open", source, resume: resumePoint() } : { type: "open", source });
-    }, RETRY_DELAYS[attempt - 1]);
-  }
-
-  function open(message) {
-    const socket = new Connection(websocketUrl(), {
-      message: (incoming) => {
-        if (incoming.type === "hello" && root.dataset.reconnecting) {
-          attempt = 0;
-          delete root.dataset.reconnecting;
-          root.dataset.reconnects = String(Number(root.dataset.reconnects || 0) + 1);
-          say("Reconnected: picking up where the connection dropped.");
-        }
-        if (incoming.type === "status" && incoming.state === "started") captureId = incoming.capture;
-        if (incoming.type === "error") socket.closing = true; // the server refused: do not retry
-        if (resuming && incoming.type === "capture") {
-          resuming = false; // the page already has it; only what is missing follows
-          return;
-        }
-        if (timeline.complete && (incoming.type === "summary" || incoming.type === "end")) return;
-        handlers[incoming.type]?.(incoming);
-        onMessage(incoming);
+  // ------------------------------------------------------------------ connection
+  const link = new ResumingConnection(
+    timeline,
+    (message) => {
+      handlers[message.type]?.(message);
+      onMessage(message);
+    },
+    {
+      say,
+      state(name) {
+        if (name) root.dataset.reconnecting = "true";
+        else delete root.dataset.reconnecting;
       },
-      closed: (event) => {
-        if (socket !== connection || socket.closing) return; // replaced or closed on purpose
-        if (event.code === 1000 && timeline.complete) return; // the server finished cleanly
-        reopen();
+      reconnected() {
+        delete root.dataset.reconnecting;
+        root.dataset.reconnects = String(Number(root.dataset.reconnects || 0) + 1);
+        say("Reconnected: picking up where the connection dropped.");
       },
-      failed: () => {},
-    });
-    connection = socket;
-    socket.openWith(message);
-  }
+    },
+  );
 
   function connect(message) {
-    if (connection) {
-      connection.closing = true;
-      connection.close();
-    }
     if (timeline.capture) {
       timeline.reset();
       renderer.reset();
@@ -281,15 +232,10 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
       player.reset();
       delete root.dataset.loaded;
     }
-    first = message;
-    captureId = null;
-    attempt = 0;
-    resuming = false;
-    open(message);
-    return connection;
+    link.start(message);
   }
 
-  const api = { player, timeline, renderer, connect, say, send: (type, fields) => connection?.send(type, fields) };
+  const api = { player, timeline, renderer, connect, say, send: (type, fields) => link.send(type, fields) };
   window.streamscope = api;
   return api;
 }

@@ -53,3 +53,14 @@ test("chunk marks give gaps and stalls for the chart", () => {
   const marks = tl.chunkMarks(250);
   assert.deepEqual(marks.map((m) => [m.time, m.gap, m.stall]), [[100, 100, false], [120, 20, false], [700, 580, true]]);
 });
+
+test("a page resumes from the last stream with events and its count", async () => {
+  const { resumePoint } = await import("../../static/js/resume.js");
+  const tl = new Timeline();
+  tl.setCapture(capture([false, false]));
+  assert.deepEqual(resumePoint(tl), { stream: 0, events: 0 });
+  tl.addEvents(0, [text(0, 0, null, "a"), text(1, 1, null, "b")]);
+  assert.deepEqual(resumePoint(tl), { stream: 0, events: 2 });
+  tl.addEvents(1, [text(0, 0, null, "c")]);
+  assert.deepEqual(resumePoint(tl), { stream: 1, events: 1 });
+});

@@ -1,0 +1,25 @@
+"""Naming payloads that are not plain chunks (STREAMS.md section 3, rule 8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def classify(value: dict[str, Any]) -> tuple[str, str]:
+    """Name a payload that is not a plain chunk (STREAMS.md section 3, rule 8)."""
+    kind = value.get("object")
+    if value.get("type") == "ping":
+        return "ping", "keep-alive ping payload"
+    if "prompt_filter_results" in value:
+        return "prompt_filter_results", "Azure prompt filter results (no choices yet)"
+    if kind == "chat.completion.done":
+        return "completion_done", "Perplexity end-of-stream chunk (carries the finish reason)"
+    if kind == "chat.completion":
+        return "completion", "a whole (non-streaming) chat completion"
+    if "moderation" in value:
+        return "moderation", "moderation results"
+    if isinstance(value.get("type"), str):
+        return "foreign_event", f"an event of type {value['type']!r}, not a chat completion chunk"
+    if kind:
+        return "unknown", f"an object of type {kind!r}, not a chat completion chunk"
+    return "unknown", "a JSON object that is not a chat completion chunk"

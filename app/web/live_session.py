@@ -1,0 +1,81 @@
+"""The live side of a websocket session: starting a run, and following one (the person who
+started it, or anyone with its share link). Mixed into ``Session``, which provides ``_send``,
+``_next``, ``_error``, ``live``, ``sources`` and the log fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..protocol import MAX_RAW_REQUEST, encode
+
+FOLLOW_TICK = 0.25  # how often a live viewer's loop looks for Stop and raw requests
+
+
+class LiveViewing:
+    _send: Any
+    _next: Any
+    _error: Any
+    live: Any
+    source_name: str | None
+
+    def _start(self, message: dict[str, Any]) -> None:
+        from ..live.service import RunConfigError
+
+        assert self.live is not None
+        try:
+            started = self.live.start(message)
+        except RunConfigError as exc:
+            self._error("bad_run", str(exc))
+            return
+        run = started.run
+        self.source_name = run.capture_id
+        self._send(
+            encode(
+                "status",
+                state="started",
+                message=f"recording as {run.capture_id}",
+                capture=run.capture_id,
+                url=f"/c/{run.capture_id}",
+                delete_token=run.recorder.delete_token,
+            )
+        )
+        try:
+            self._follow(run, started.title, starter=True)
+        finally:
+            if not run.finished:
+                run.upstream.cancel()  # the starter's page went away: stop the upstream too
+
+    def _follow(
+        self, run: Any, title: str, *, starter: bool, resume: tuple[int, int] | None = None
+    ) -> None:
+        from ..live.hub import messages
+
+        self._send(run.capture_message(title))
+        index, done = 0, False
+        if resume is not None:  # a page that had the first events: send the rest, then follow
+            catch_up, index = run.snapshot(resume[1])
+            self._send(catch_up)
+        while not done:
+            pieces, index, done = run.pending(index, FOLLOW_TICK)
+            for text in messages(pieces):
+                self._send(text)
+            self._client_messages(run, starter)
+        while True:  # afterwards, answer raw requests until the page leaves
+            message = self._next(None)
+            if message is not None and message["type"] == "raw_request":
+                self._raw_live(run, message)
+
+    def _client_messages(self, run: Any, starter: bool) -> None:
+        while (message := self._next(0)) is not None:
+            if message["type"] == "stop" and starter:
+                run.upstream.cancel()
+            elif message["type"] == "raw_request":
+                self._raw_live(run, message)
+
+    def _raw_live(self, run: Any, message: dict[str, Any]) -> None:
+        start, count = message.get("start"), message.get("count")
+        if not all(isinstance(v, int) and v >= 0 for v in (start, count)):
+            self._error("bad_message", "raw_request needs stream, start and count (integers)")
+            return
+        items = run.raw_texts(start, min(count, MAX_RAW_REQUEST))
+        self._send(encode("raw", stream=0, start=start, items=items))
