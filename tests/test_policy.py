@@ -6,8 +6,8 @@ import ipaddress
 
 import pytest
 
-from app.live.policy import Policy, PolicyRefused, embedded_ipv4, listens_publicly, why_refused
 from app.live.pinned import PinnedBackend
+from app.live.policy import Policy, PolicyRefused, embedded_ipv4, listens_publicly, why_refused
 
 REFUSED = [
     ("127.0.0.1", "loopback"),
