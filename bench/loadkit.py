@@ -47,6 +47,7 @@ import queue
 import re
 import resource
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -322,10 +323,10 @@ class Server:
         self.threads = threads
         self.workers = workers
         self.env = {**RAISED_LIMITS, **(env or {})}
-        self._tmp = None
+        self._tmp: str | None = None
         if data_dir is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="streamscope-load-")
-            data_dir = Path(self._tmp.name)
+            self._tmp = tempfile.mkdtemp(prefix="streamscope-load-")
+            data_dir = Path(self._tmp)
         self.data_dir = Path(data_dir)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -453,8 +454,7 @@ class Server:
         with contextlib.suppress(ValueError):
             _started.remove(self)
         if self._tmp is not None and not os.environ.get("STREAMSCOPE_BENCH_KEEP"):
-            with contextlib.suppress(OSError):
-                self._tmp.cleanup()
+            shutil.rmtree(self._tmp, ignore_errors=True)
 
 
 _started: list[Any] = []

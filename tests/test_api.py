@@ -455,13 +455,48 @@ def test_busy_when_all_import_slots_are_taken(tmp_path, monkeypatch):
     monkeypatch.setattr(uploads, "WAIT_FOR_SLOT", 0.1)
     store = open_store(f"sqlite:///{tmp_path / 'x.db'}")
     importer = uploads.Importer(store, Limits(), 1)
-    importer._slots.acquire()
-    with pytest.raises(Busy):
-        importer.run(
+    with importer.slot(), pytest.raises(Busy), importer.slot():
+        pass
+    with importer.slot():
+        imported = importer.run(
             corpus("openai-gpt4o-length.sse"), title=None, expires=None, fmt=None, name=None
         )
-    importer._slots.release()
-    assert importer.run(
-        corpus("openai-gpt4o-length.sse"), title=None, expires=None, fmt=None, name=None
-    ).record.id
+    assert imported.record.id
     store.close()
+
+
+def test_a_busy_server_answers_before_reading_the_body(tmp_path):
+    # The only import slot is held by an upload whose body is still arriving. A second upload
+    # gets "busy" without the server waiting for (or reading) its 3 MB body, and the first upload
+    # still completes whole afterwards.
+    live = LiveServer(
+        tmp_path / "data",
+        env={"STREAMSCOPE_MAX_CONCURRENT_IMPORTS": "1", "STREAMSCOPE_MAX_UPLOAD_MB": "8"},
+    ).start()
+    data = corpus("openai-gpt4o-length.sse")
+    try:
+        slow = http.client.HTTPConnection("127.0.0.1", live.port, timeout=30)
+        slow.putrequest("POST", "/api/captures")
+        slow.putheader("Content-Type", "text/event-stream")
+        slow.putheader("Content-Length", str(len(data)))
+        slow.endheaders()
+        slow.send(data[:10])  # the server is now reading this body, in the slot
+        time.sleep(0.5)
+        second = http.client.HTTPConnection("127.0.0.1", live.port, timeout=30)
+        second.putrequest("POST", "/api/captures")
+        second.putheader("Content-Type", "text/event-stream")
+        second.putheader("Content-Length", str(3 * 1024 * 1024))
+        second.endheaders()
+        second.send(b": the start of a body the server should not need\n")
+        response = second.getresponse()
+        assert response.status == 503
+        assert json.loads(response.read())["error"]["code"] == "busy"
+        second.close()
+        slow.send(data[10:])
+        done = slow.getresponse()
+        answer = json.loads(done.read())
+        assert done.status == 201, answer
+        assert request(live, "GET", f"/api/captures/{answer['id']}/raw")[2] == data
+        slow.close()
+    finally:
+        live.stop()

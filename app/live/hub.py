@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -30,10 +30,13 @@ RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
 
 @dataclass
 class Piece:
-    """One entry of the log: timeline data (raw rows, events) or a whole message."""
+    """One entry of the log: timeline data or a whole message. ``raws`` and ``events`` hold the
+    items of a JSON list without its brackets, as one exact-size bytes object per read (orjson
+    gives each result a buffer of at least 4 KiB: one result per event would cost that much per
+    event while the run lasts)."""
 
-    raws: list[bytes] = field(default_factory=list)
-    events: list[bytes] = field(default_factory=list)
+    raws: bytes = b""
+    events: bytes = b""
     message: str | None = None
 
 
@@ -55,6 +58,7 @@ class LiveRun:
         self.end_reason: str | None = None
         self.cond = threading.Condition()
         self.upstream: Any = None  # the UpstreamRun, for cancel()
+        self.writer: Any = None  # sends to the run's viewers (web/fanout.py)
         self._raw_sent = 0
         self._events_sent = 0
 
@@ -106,8 +110,8 @@ class LiveRun:
 
     def _new_timeline(self) -> Piece:
         stream = self.stream
-        raws = [raw_row(r) for r in stream.raw[self._raw_sent :]]
-        events = [orjson.dumps(e.to_json()) for e in stream.events[self._events_sent :]]
+        raws = list_items([raw_row(r) for r in stream.raw[self._raw_sent :]])
+        events = list_items([e.to_json() for e in stream.events[self._events_sent :]])
         self._raw_sent, self._events_sent = len(stream.raw), len(stream.events)
         return Piece(raws=raws, events=events)
 
@@ -124,27 +128,17 @@ class LiveRun:
         self.log.extend(p for p in pieces if p.message or p.raws or p.events)
         self.cond.notify_all()
 
-    def pending(self, index: int, timeout: float) -> tuple[list[Piece], int, bool]:
-        """Pieces from ``index`` on (waiting up to ``timeout`` for some), the next index, and
-        whether the run is over and everything was taken."""
-        with self.cond:
-            if index >= len(self.log) and not self.finished:
-                self.cond.wait(timeout)
-            pieces = self.log[index:]
-            index = len(self.log)
-            return pieces, index, self.finished and index == len(self.log)
-
     def snapshot(self, events_seen: int) -> tuple[str, int]:
         """For a page coming back after a dropped connection: one message with every raw row
         and the events from ``events_seen`` on, and the log index to follow from."""
         with self.cond:
             stream = self.stream
-            rows = [raw_row(r) for r in stream.raw[: self._raw_sent]]
-            events = [
-                orjson.dumps(e.to_json()) for e in stream.events[events_seen : self._events_sent]
-            ]
+            rows = list_items([raw_row(r) for r in stream.raw[: self._raw_sent]])
+            events = list_items(
+                [e.to_json() for e in stream.events[events_seen : self._events_sent]]
+            )
             index = len(self.log)
-            message = _events(rows, events)
+            message = _events([rows], [events])
             if self.finished:  # its summary and end are in the log; send them again
                 index = max(0, len(self.log) - 2)
             return message, index
@@ -193,8 +187,8 @@ def messages(pieces: list[Piece]) -> Iterator[str]:
                 raws, events = [], []
             yield piece.message
         else:
-            raws += piece.raws
-            events += piece.events
+            raws.append(piece.raws)
+            events.append(piece.events)
     if raws or events:
         yield _events(raws, events)
 
@@ -203,13 +197,18 @@ def _events(raws: list[bytes], events: list[bytes]) -> str:
     return encode(
         "events",
         stream=0,
-        raw=orjson.Fragment(b"[" + b",".join(raws) + b"]"),
-        events=orjson.Fragment(b"[" + b",".join(events) + b"]"),
+        raw=orjson.Fragment(b"[" + b",".join(r for r in raws if r) + b"]"),
+        events=orjson.Fragment(b"[" + b",".join(e for e in events if e) + b"]"),
     )
 
 
-def raw_row(raw: Any) -> bytes:
-    return orjson.dumps([raw.index, raw.line, raw.t, RAW_KINDS[raw.kind], 1 if raw.choices else 0])
+def list_items(values: list[Any]) -> bytes:
+    """The JSON items of a list, without brackets, as one exact-size bytes object."""
+    return orjson.dumps(values)[1:-1] if values else b""
+
+
+def raw_row(raw: Any) -> list[Any]:
+    return [raw.index, raw.line, raw.t, RAW_KINDS[raw.kind], 1 if raw.choices else 0]
 
 
 def recorder_url(request: RunRequest) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import socket
+import ssl
 import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
@@ -44,12 +46,23 @@ def pinned_client(
     and ignores proxy variables. httpx has no public hook for the network backend, so the
     transport's pool is rebuilt with ``PinnedBackend``."""
     host = urlsplit(url).hostname or ""
-    transport = httpx.HTTPTransport(retries=0)
+    context = shared_ssl_context()
+    transport = httpx.HTTPTransport(verify=context, retries=0)
     transport._pool = httpcore.ConnectionPool(
-        ssl_context=httpx.create_ssl_context(),
+        ssl_context=context,
         max_connections=1,
         network_backend=PinnedBackend({host: address}, on_socket),
     )
     return httpx.Client(
-        transport=transport, timeout=timeout, follow_redirects=False, trust_env=False
+        transport=transport,
+        timeout=timeout,
+        follow_redirects=False,
+        trust_env=False,
+        verify=context,
     )
+
+
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """One TLS context for every run: building one loads the CA bundle (tens of ms each)."""
+    return httpx.create_ssl_context()

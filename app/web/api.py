@@ -51,12 +51,13 @@ def _upload_bytes() -> tuple[bytes, str | None]:
 
 @api.post("/captures")
 def upload() -> tuple[Response, int]:
-    data, name = _upload_bytes()
-    arg = lambda key: request.form.get(key) or request.args.get(key)  # noqa: E731
     importer: Importer = current_app.extensions["streamscope.importer"]
-    imported = importer.run(
-        data, title=arg("title"), expires=arg("expires"), fmt=arg("format"), name=name
-    )
+    arg = lambda key: request.form.get(key) or request.args.get(key)  # noqa: E731
+    with importer.slot():
+        data, name = _upload_bytes()
+        imported = importer.run(
+            data, title=arg("title"), expires=arg("expires"), fmt=arg("format"), name=name
+        )
     record, capture = imported.record, imported.capture
     body = {
         "id": record.id,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocol import MAX_RAW_REQUEST, encode
+from .fanout import Follower, attach
 
 FOLLOW_TICK = 0.25  # how often a live viewer's loop looks for Stop and raw requests
 
@@ -16,6 +17,8 @@ class LiveViewing:
     _next: Any
     _error: Any
     live: Any
+    socket: Any  # the connection's GuardedSocket, shared with the run's writer
+    settings: dict[str, Any]
     source_name: str | None
 
     def _start(self, message: dict[str, Any]) -> None:
@@ -48,34 +51,38 @@ class LiveViewing:
     def _follow(
         self, run: Any, title: str, *, starter: bool, resume: tuple[int, int] | None = None
     ) -> None:
-        from ..live.hub import messages
-
+        """Everything so far, then the live edge, sent by the run's writer (web/fanout.py);
+        this thread only reads the page's messages meanwhile."""
         self._send(run.capture_message(title))
-        index, done = 0, False
+        index = 0
         if resume is not None:  # a page that had the first events: send the rest, then follow
             catch_up, index = run.snapshot(resume[1])
             self._send(catch_up)
-        while not done:
-            pieces, index, done = run.pending(index, FOLLOW_TICK)
-            for text in messages(pieces):
-                self._send(text)
-            self._client_messages(run, starter)
-        while True:  # afterwards, answer raw requests until the page leaves
-            message = self._next(None)
-            if message is not None and message["type"] == "raw_request":
-                self._raw_live(run, message)
-
-    def _client_messages(self, run: Any, starter: bool) -> None:
-        while (message := self._next(0)) is not None:
+        follower = Follower(self.socket, index, self.settings["ws_send_timeout"])
+        attach(run, follower)
+        while not follower.done.is_set():
+            message = self._next(FOLLOW_TICK)
+            if message is None:
+                continue
             if message["type"] == "stop" and starter:
                 run.upstream.cancel()
             elif message["type"] == "raw_request":
-                self._raw_live(run, message)
+                answer = self._raw_answer(run, message)
+                if answer:
+                    follower.answer(answer)
+        if follower.dropped:
+            raise OSError("dropped: the page stopped reading")
+        while True:  # afterwards, answer raw requests until the page leaves
+            message = self._next(None)
+            if message is not None and message["type"] == "raw_request":
+                answer = self._raw_answer(run, message)
+                if answer:
+                    self._send(answer)
 
-    def _raw_live(self, run: Any, message: dict[str, Any]) -> None:
+    def _raw_answer(self, run: Any, message: dict[str, Any]) -> str | None:
         start, count = message.get("start"), message.get("count")
         if not all(isinstance(v, int) and v >= 0 for v in (start, count)):
             self._error("bad_message", "raw_request needs stream, start and count (integers)")
-            return
+            return None
         items = run.raw_texts(start, min(count, MAX_RAW_REQUEST))
-        self._send(encode("raw", stream=0, start=start, items=items))
+        return encode("raw", stream=0, start=start, items=items)

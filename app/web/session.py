@@ -9,23 +9,18 @@ pause, seek and speed never wait for the server. Afterwards the session answers
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import orjson
-
 from .. import __version__
-from ..domain.events import Event
-from ..domain.stream import Stream
-from ..domain.summary import diagnostic_json, summarize
 from ..protocol import MAX_RAW_REQUEST, VERSION, ProtocolError, decode_client, encode
 from .errors import StreamscopeError
 from .live_session import LiveViewing
+from .replay import encoded_capture, event_batches, raw_item
 from .sources import Loaded, Sources
 
 OPEN_TIMEOUT = 30.0
 BATCH_BYTES = 512 * 1024
-RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
 
 
 class Closed(Exception):
@@ -40,12 +35,14 @@ class Session(LiveViewing):
         sources: Sources,
         settings: dict[str, Any],
         live: Any = None,
+        socket: Any = None,
     ) -> None:
         self._send = send
         self._receive = receive
         self.sources = sources
         self.settings = settings
         self.live = live
+        self.socket = socket
         self.kind = "none"  # replay, live-start, live-follow: for the log line
         self.source_name: str | None = None
         self.loaded: Loaded | None = None
@@ -96,33 +93,25 @@ class Session(LiveViewing):
     # ------------------------------------------------------------------ sending
     def send_capture(self, loaded: Loaded, resume: tuple[int, int] | None = None) -> None:
         """Everything, or (resuming after a dropped connection) what the page lacks: streams
-        before ``resume[0]`` are skipped, and that stream's first ``resume[1]`` events."""
-        capture = loaded.capture
-        self._send(
-            encode(
-                "capture",
-                title=loaded.title,
-                source=loaded.info,
-                format=capture.format,
-                compression=capture.compression,
-                pace_ms=self.settings["untimed_pace_ms"],
-                stall_ms=self.settings["stall_ms"],
-                streams=[stream_info(s) for s in capture.streams],
-                diagnostics=[diagnostic_json(d) for d in capture.diagnostics],
-            )
-        )
+        before ``resume[0]`` are skipped, and that stream's first ``resume[1]`` events. The
+        messages are encoded once per capture and shared by every viewer (replay.py)."""
+        encoded = encoded_capture(loaded, self.settings)
+        self._send(encoded.capture)
         first_stream, skip = resume or (0, 0)
-        for stream in capture.streams[first_stream:]:
-            self._send(encode("raw_meta", stream=stream.index, start=0, **raw_columns(stream, 0)))
-            events = stream.events[skip:] if stream.index == first_stream else stream.events
-            for batch in event_batches(events, self.settings["event_batch"]):
-                self._send(encode("events", stream=stream.index, events=batch))
-            self.send_summary(stream)
+        for stream in encoded.streams[first_stream:]:
+            self._send(stream.raw_meta)
+            if stream.index == first_stream and skip:
+                events = loaded.capture.streams[stream.index].events[skip:]
+                batches = [
+                    encode("events", stream=stream.index, events=b)
+                    for b in event_batches(events, self.settings["event_batch"])
+                ]
+            else:
+                batches = stream.batches
+            for batch in batches:
+                self._send(batch)
+            self._send(stream.summary)
         self._send(encode("end", reason="complete"))
-
-    def send_summary(self, stream: Stream) -> None:
-        summary = summarize(stream, self.settings["stall_ms"])
-        self._send(encode("summary", stream=stream.index, **summary))
 
     def _serve_requests(self) -> None:
         while True:
@@ -161,49 +150,6 @@ class Session(LiveViewing):
 
     def _error(self, code: str, message: str) -> None:
         self._send(encode("error", code=code, message=message))
-
-
-def stream_info(stream: Stream) -> dict[str, Any]:
-    return {
-        "index": stream.index,
-        "origin": stream.origin,
-        "timed": stream.timed,
-        "raw": len(stream.raw),
-        "events": len(stream.events),
-        "request": stream.request,
-        "end_reason": stream.end_reason,
-    }
-
-
-def raw_columns(stream: Stream, start: int) -> dict[str, list[Any]]:
-    raws = stream.raw[start:]
-    return {
-        "t": [r.t for r in raws],
-        "line": [r.line for r in raws],
-        "kind": [RAW_KINDS[r.kind] for r in raws],
-        "choices": [1 if r.choices else 0 for r in raws],
-    }
-
-
-def raw_item(stream: Stream, index: int) -> dict[str, Any]:
-    item = stream.raw[index].to_json()
-    item["text"] = stream.raw_text(index)
-    return item
-
-
-def event_batches(events: list[Event], max_count: int) -> Iterator[orjson.Fragment]:
-    """Events as JSON arrays of at most ``max_count`` events and about ``BATCH_BYTES``."""
-    batch: list[bytes] = []
-    size = 0
-    for event in events:
-        data = orjson.dumps(event.to_json())
-        batch.append(data)
-        size += len(data)
-        if len(batch) >= max_count or size >= BATCH_BYTES:
-            yield orjson.Fragment(b"[" + b",".join(batch) + b"]")
-            batch, size = [], 0
-    if batch:
-        yield orjson.Fragment(b"[" + b",".join(batch) + b"]")
 
 
 def parse_resume(value: Any) -> tuple[int, int] | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..captures import Capture, Limits, read_capture
@@ -20,6 +20,8 @@ class Loaded:
     title: str
     capture: Capture
     info: dict[str, Any]
+    encoded: Any = None  # its replay messages, once a viewer has encoded them (replay.py)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class CaptureCache:

@@ -1,11 +1,14 @@
 """Taking an upload in: read the bytes, undo gzip within the cap, detect the format, scrub
 secrets, read it (so the answer can say what was found), store it. At most a few imports run at
 once (a large HAR costs several times its size to parse); the next one waits briefly, then gets
-a clear "busy" answer."""
+a clear "busy" answer. The slot is taken before the body is read, so a busy server answers at
+once instead of first taking in megabytes it will not use."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +38,16 @@ class Importer:
         self.limits = limits
         self._slots = threading.BoundedSemaphore(concurrent)
 
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """One of the few import slots, for reading the body and running the import."""
+        if not self._slots.acquire(timeout=WAIT_FOR_SLOT):
+            raise Busy("too many uploads are being read right now; try again in a few seconds")
+        try:
+            yield
+        finally:
+            self._slots.release()
+
     def run(
         self,
         data: bytes,
@@ -44,18 +57,14 @@ class Importer:
         fmt: str | None,
         name: str | None,
     ) -> Imported:
+        """Import ``data``; the caller holds a ``slot()``."""
         if expires not in (None, "", *EXPIRY):
             raise BadRequest(f"expires must be one of {', '.join(EXPIRY)}", code="bad_expires")
         if fmt not in (None, "") and fmt not in FORMATS:
             raise BadRequest(
                 f"unknown format {fmt!r}; known: {', '.join(FORMATS)}", code="bad_format"
             )
-        if not self._slots.acquire(timeout=WAIT_FOR_SLOT):
-            raise Busy("too many uploads are being read right now; try again in a few seconds")
-        try:
-            return self._import(data, title, expires or "never", fmt or None, name)
-        finally:
-            self._slots.release()
+        return self._import(data, title, expires or "never", fmt or None, name)
 
     def _import(
         self, data: bytes, title: str | None, expires: str, fmt: str | None, name: str | None

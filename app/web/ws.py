@@ -35,21 +35,21 @@ class GuardedSocket:
     """The connection's socket with whole, locked, time-bounded sends."""
 
     def __init__(self, raw: socket.socket, timeout: float) -> None:
-        self._raw = raw
-        self._timeout = timeout
-        self._lock = threading.Lock()
+        self.raw = raw
+        self.timeout = timeout
+        self.lock = threading.Lock()  # shared with a live run's writer (web/fanout.py)
 
     def send(self, data: bytes) -> int:
-        with self._lock:
-            self._raw.settimeout(self._timeout + len(data) / MIN_RATE)
+        with self.lock:
+            self.raw.settimeout(self.timeout + len(data) / MIN_RATE)
             try:
-                self._raw.sendall(data)
+                self.raw.sendall(data)
             finally:
-                self._raw.settimeout(None)
+                self.raw.settimeout(None)
         return len(data)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._raw, name)
+        return getattr(self.raw, name)
 
 
 def server_options(settings: dict[str, Any]) -> dict[str, Any]:
@@ -72,6 +72,7 @@ def websocket(ws: Any) -> None:
         extensions["streamscope.sources"],
         settings,
         extensions["streamscope.live"],
+        ws.sock,
     )
     started, ended = time.monotonic(), "closed by the page"
     try:

@@ -11,6 +11,7 @@ from app.live.hub import messages
 from app.web import session
 
 INTERVAL = float(os.environ.get("STREAMSCOPE_FOLLOW_INTERVAL", "0.04"))
+TICK = 0.25  # as FOLLOW_TICK in the app
 
 
 def _follow(
@@ -22,7 +23,7 @@ def _follow(
         catch_up, index = run.snapshot(resume[1])
         self._send(catch_up)
     while not done:
-        pieces, index, done = run.pending(index, session.FOLLOW_TICK)
+        pieces, index, done = run.pending(index, TICK)
         for text in messages(pieces):
             self._send(text)
         self._client_messages(run, starter)
