@@ -74,7 +74,8 @@ class Follower:
             self.answers = []
         if self.backlog and self.lock.acquire(blocking=False):  # else a ping is being sent
             try:
-                self._send()
+                if not self.done.is_set():  # the viewer's thread may have just left
+                    self._send()
             finally:
                 self.lock.release()
         if not self.backlog:
@@ -98,6 +99,11 @@ class Follower:
     @property
     def busy(self) -> bool:
         return bool(self.backlog or self.answers)
+
+    def leave(self) -> None:
+        """The viewer's thread is leaving (the page went away): never touch its socket again."""
+        with self.lock:
+            self.done.set()
 
     def drop(self) -> None:
         self.dropped = True

@@ -60,16 +60,19 @@ class LiveViewing:
             self._send(catch_up)
         follower = Follower(self.socket, index, self.settings["ws_send_timeout"])
         attach(run, follower)
-        while not follower.done.is_set():
-            message = self._next(FOLLOW_TICK)
-            if message is None:
-                continue
-            if message["type"] == "stop" and starter:
-                run.upstream.cancel()
-            elif message["type"] == "raw_request":
-                answer = self._raw_answer(run, message)
-                if answer:
-                    follower.answer(answer)
+        try:
+            while not follower.done.is_set():
+                message = self._next(FOLLOW_TICK)
+                if message is None:
+                    continue
+                if message["type"] == "stop" and starter:
+                    run.upstream.cancel()
+                elif message["type"] == "raw_request":
+                    answer = self._raw_answer(run, message)
+                    if answer:
+                        follower.answer(answer)
+        finally:
+            follower.leave()
         if follower.dropped:
             raise OSError("dropped: the page stopped reading")
         while True:  # afterwards, answer raw requests until the page leaves
