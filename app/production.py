@@ -1,4 +1,5 @@
-"""``streamscope serve --production``: gunicorn with threaded (gthread) workers.
+"""``streamscope serve --production``: gunicorn with threaded (gthread) workers, whose idle
+threads end (``threadpool.py``).
 
 Each websocket holds one thread for its whole life, so gunicorn's sync worker (one request at a
 time) must never serve it. The app admits at most ``threads - reserve`` websockets per worker
@@ -15,12 +16,24 @@ from __future__ import annotations
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.workers.gthread import ThreadWorker
 
 from . import create_app
+from .threadpool import ElasticThreadPool
 from .web import config as config_module
 from .web import logs
 
 RESERVE = 8  # threads kept for plain HTTP (and 503 answers) when websockets fill the rest
+
+
+class ElasticThreadWorker(ThreadWorker):
+    """gthread, with a pool whose idle threads end (threadpool.py): after a class has left,
+    the worker goes back to a few threads instead of keeping one per former viewer."""
+
+    idle_timeout = 10.0  # STREAMSCOPE_THREAD_IDLE_S, set before gunicorn forks the workers
+
+    def get_thread_pool(self) -> ElasticThreadPool:
+        return ElasticThreadPool(self.cfg.threads, self.idle_timeout, name="conn")
 
 
 class StreamscopeServer(BaseApplication):
@@ -41,11 +54,12 @@ class StreamscopeServer(BaseApplication):
 def serve_production(overrides: dict[str, Any], workers: int, threads: int) -> int:
     settings = config_module.load(overrides)
     capacity = max(1, threads - RESERVE)
+    ElasticThreadWorker.idle_timeout = settings["thread_idle_s"]
     overrides = {**overrides, "ws_capacity": min(settings["ws_capacity"], capacity)}
     options = {
         "bind": f"{settings['host']}:{settings['port']}",
         "workers": workers,
-        "worker_class": "gthread",
+        "worker_class": "app.production.ElasticThreadWorker",
         "threads": threads,
         "worker_connections": threads * 4,
         "timeout": 60,

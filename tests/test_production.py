@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -137,5 +138,44 @@ def test_per_client_limits_apply_before_the_upgrade(tmp_path):
         # then new connections are refused until the bucket refills at 0.5 per second.
         assert [websocket_status(live) for _ in range(3)] == [101, 429, 429]
         assert request(live, "GET", "/healthz")[0] == 200
+    finally:
+        live.stop()
+
+
+def worker_threads(server) -> int:
+    """Threads of the gunicorn worker (the server process's only child)."""
+    pid = server.process.pid
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    assert len(children) == 1, children
+    status = Path(f"/proc/{children[0]}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:")))
+
+
+def test_worker_threads_return_to_the_baseline_after_viewers_leave(tmp_path):
+    # gunicorn's own pool keeps every thread it ever started; ours ends idle ones.
+    env = {"STREAMSCOPE_THREAD_IDLE_S": "0.5", "STREAMSCOPE_WS_RATE": "1000"}
+    live = LiveServer(
+        tmp_path / "data", extra_args=["--production", "--threads", "48"], env=env
+    ).start()
+    try:
+        assert request(live, "GET", "/healthz")[0] == 200
+        time.sleep(1.5)
+        baseline = worker_threads(live)
+        viewers = []
+        for _ in range(30):
+            ws = connect(live.port)
+            ws.send(json.dumps({"type": "open", "source": {"demo": "seed-docs"}}))
+            assert json.loads(ws.receive(timeout=5))["type"] == "hello"
+            viewers.append(ws)
+        crowded = worker_threads(live)
+        for ws in viewers:
+            ws.close()
+        deadline = time.monotonic() + 20
+        while worker_threads(live) > baseline + 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        after = worker_threads(live)
+        assert crowded >= baseline + 30, (baseline, crowded)
+        assert after <= baseline + 2, (baseline, crowded, after)
+        assert websocket_status(live) == 101  # and it still serves
     finally:
         live.stop()

@@ -38,6 +38,9 @@ SETTINGS: tuple[Setting, ...] = (
         500,
         "websockets open at once; more get 503 (production: threads minus a reserve)",
     ),
+    Setting(
+        "thread_idle_s", 10.0, "production: seconds an idle connection thread waits before ending"
+    ),
     Setting("ws_per_client", 64, "websockets open at once from one address; more get 429"),
     Setting(
         "ws_rate", 10.0, "new websockets per second from one address (token bucket); more get 429"
