@@ -45,7 +45,18 @@ BENCHES = {
 QUICK = {
     "fanout-live": ["--viewers", "50", "--count", "1000", "--procs", "1"],
     "fanout-replay": ["--viewers", "50", "--chunks", "300", "--procs", "1", "--repeat", "3"],
-    "churn": ["--cycles", "200", "--viewers", "10", "--soak", "10", "--settle", "2", "--runs", "5"],
+    "churn": [
+        "--cycles",
+        "200",
+        "--viewers",
+        "10",
+        "--soak",
+        "10",
+        "--settle",
+        "12",
+        "--runs",
+        "5",
+    ],
     "slow": ["--normal", "10", "--slow", "4", "--live-seconds", "10", "--replay-seconds", "6"],
     "uploads": ["--uploads", "6", "--mb", "2"],
 }

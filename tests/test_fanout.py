@@ -15,7 +15,7 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from app.live.hub import Piece
-from app.web import fanout
+from app.web import fanout, frames
 
 
 class Guarded:
@@ -90,7 +90,8 @@ def follow(run: Run, page: Page, index: int = 0, drop_after: float = 5.0) -> fan
 def test_frames_of_every_length_class_are_read_back_whole(size):
     page = Page()
     text = "é" * (size // 2) + "x" * (size % 2)
-    sender = threading.Thread(target=page.server_side.sendall, args=(fanout.frame(text),))
+    data = frames.frame(text.encode())
+    sender = threading.Thread(target=page.server_side.sendall, args=(data,))
     sender.start()
     assert page.read_until(1) == [text]
     sender.join(5)

@@ -10,6 +10,7 @@ from app.captures import Limits
 from app.demos import find
 from app.protocol import VERSION
 from app.web.config import load
+from app.web.frames import Prepared
 from app.web.session import Session
 from app.web.sources import Sources
 
@@ -19,8 +20,8 @@ class FakeSocket:
         self.incoming = deque(m if isinstance(m, str) else json.dumps(m) for m in incoming)
         self.sent: list[dict] = []
 
-    def send(self, text: str) -> None:
-        self.sent.append(json.loads(text))
+    def send(self, message: str | Prepared) -> None:
+        self.sent.append(json.loads(message if isinstance(message, str) else message.text))
 
     def receive(self, timeout: float | None) -> str | None:
         if not self.incoming:

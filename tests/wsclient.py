@@ -11,13 +11,17 @@ from app.protocol import SUBPROTOCOL
 
 class Client:
     def __init__(
-        self, url: str, origin: str | None = None, subprotocols: list[str] | None = None
+        self,
+        url: str,
+        origin: str | None = None,
+        subprotocols: list[str] | None = None,
+        compression: str | None = None,
     ) -> None:
         self.ws = _connect(
             url,
             origin=origin,
             subprotocols=subprotocols if subprotocols is not None else [SUBPROTOCOL],
-            compression=None,
+            compression=compression,  # "deflate": permessage-deflate, as browsers offer
             max_size=None,
             proxy=None,
             open_timeout=10,
@@ -43,8 +47,12 @@ class Client:
         self.ws.close()
 
 
-def connect(port: int, origin: str | None = None) -> Client:
-    return Client(f"ws://127.0.0.1:{port}/ws", origin=origin or f"http://127.0.0.1:{port}")
+def connect(port: int, origin: str | None = None, compression: str | None = None) -> Client:
+    return Client(
+        f"ws://127.0.0.1:{port}/ws",
+        origin=origin or f"http://127.0.0.1:{port}",
+        compression=compression,
+    )
 
 
 __all__ = ["Client", "ConnectionClosed", "connect"]

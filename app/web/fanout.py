@@ -24,27 +24,15 @@ import time
 from typing import Any
 
 from ..live.hub import LiveRun, Piece, messages
+from .frames import frame
 
 PER_FOLLOWER_S = 0.0002  # gather reads for 0.2 ms per follower...
 MAX_COALESCE_S = 0.04  # ...and at most 40 ms
 RETRY_S = 0.01  # how soon a follower with a backlog is tried again
 
 
-def frame(text: str) -> bytes:
-    """One unmasked, uncompressed websocket text frame."""
-    data = text.encode()
-    size = len(data)
-    if size < 126:
-        head = bytes([0x81, size])
-    elif size < 65536:
-        head = bytes([0x81, 126]) + size.to_bytes(2, "big")
-    else:
-        head = bytes([0x81, 127]) + size.to_bytes(8, "big")
-    return head + data
-
-
 def frames(pieces: list[Piece]) -> bytes:
-    return b"".join(frame(text) for text in messages(pieces))
+    return b"".join(frame(text.encode()) for text in messages(pieces))
 
 
 class Follower:
@@ -65,7 +53,7 @@ class Follower:
 
     def answer(self, text: str) -> None:
         with self.answers_lock:
-            self.answers.append(frame(text))
+            self.answers.append(frame(text.encode()))
 
     def flush(self) -> None:
         with self.answers_lock:

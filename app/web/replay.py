@@ -1,8 +1,9 @@
-"""A capture's replay messages, encoded once and shared by every viewer.
+"""A capture's replay messages, encoded, framed and compressed once, shared by every viewer.
 
-200 viewers opening one capture would otherwise each encode the whole timeline (tens of ms of
-CPU each, and orjson's 4 KiB buffer per result in memory meanwhile). The first viewer encodes,
-the others wait for it (single flight), and the messages stay with the cached capture.
+200 viewers opening one capture would otherwise each encode the whole timeline and compress it
+for the socket (tens of ms of CPU each, and orjson's 4 KiB buffer per result in memory
+meanwhile). The first viewer encodes, the others wait for it (single flight), and the frames
+stay with the cached capture (frames.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..domain.stream import Stream
 from ..domain.summary import diagnostic_json, summarize
 from ..live.hub import RAW_KINDS
 from ..protocol import encode
+from .frames import Prepared
 from .sources import Loaded
 
 BATCH_BYTES = 512 * 1024
@@ -26,14 +28,14 @@ BATCH_BYTES = 512 * 1024
 @dataclass(frozen=True)
 class EncodedStream:
     index: int
-    raw_meta: str
-    batches: list[str]
-    summary: str
+    raw_meta: Prepared
+    batches: list[Prepared]
+    summary: Prepared
 
 
 @dataclass(frozen=True)
 class EncodedCapture:
-    capture: str
+    capture: Prepared
     streams: list[EncodedStream]
 
 
@@ -46,27 +48,31 @@ def encoded_capture(loaded: Loaded, settings: dict[str, Any]) -> EncodedCapture:
 
 def _encode(loaded: Loaded, settings: dict[str, Any]) -> EncodedCapture:
     capture = loaded.capture
-    header = encode(
-        "capture",
-        title=loaded.title,
-        source=loaded.info,
-        format=capture.format,
-        compression=capture.compression,
-        pace_ms=settings["untimed_pace_ms"],
-        stall_ms=settings["stall_ms"],
-        streams=[stream_info(s) for s in capture.streams],
-        diagnostics=[diagnostic_json(d) for d in capture.diagnostics],
+    header = Prepared.of(
+        encode(
+            "capture",
+            title=loaded.title,
+            source=loaded.info,
+            format=capture.format,
+            compression=capture.compression,
+            pace_ms=settings["untimed_pace_ms"],
+            stall_ms=settings["stall_ms"],
+            streams=[stream_info(s) for s in capture.streams],
+            diagnostics=[diagnostic_json(d) for d in capture.diagnostics],
+        )
     )
     streams = [
         EncodedStream(
             index=stream.index,
-            raw_meta=encode("raw_meta", stream=stream.index, start=0, **raw_columns(stream, 0)),
+            raw_meta=Prepared.of(
+                encode("raw_meta", stream=stream.index, start=0, **raw_columns(stream, 0))
+            ),
             batches=[
-                encode("events", stream=stream.index, events=batch)
+                Prepared.of(encode("events", stream=stream.index, events=batch))
                 for batch in event_batches(stream.events, settings["event_batch"])
             ],
-            summary=encode(
-                "summary", stream=stream.index, **summarize(stream, settings["stall_ms"])
+            summary=Prepared.of(
+                encode("summary", stream=stream.index, **summarize(stream, settings["stall_ms"]))
             ),
         )
         for stream in capture.streams

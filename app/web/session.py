@@ -15,6 +15,7 @@ from typing import Any
 from .. import __version__
 from ..protocol import MAX_RAW_REQUEST, VERSION, ProtocolError, decode_client, encode
 from .errors import StreamscopeError
+from .frames import Prepared
 from .live_session import LiveViewing
 from .replay import encoded_capture, event_batches, raw_item
 from .sources import Loaded, Sources
@@ -30,7 +31,7 @@ class Closed(Exception):
 class Session(LiveViewing):
     def __init__(
         self,
-        send: Callable[[str], None],
+        send: Callable[[str | Prepared], None],
         receive: Callable[[float | None], str | bytes | None],
         sources: Sources,
         settings: dict[str, Any],
@@ -100,14 +101,13 @@ class Session(LiveViewing):
         first_stream, skip = resume or (0, 0)
         for stream in encoded.streams[first_stream:]:
             self._send(stream.raw_meta)
+            batches: list[str] | list[Prepared] = stream.batches
             if stream.index == first_stream and skip:
                 events = loaded.capture.streams[stream.index].events[skip:]
                 batches = [
                     encode("events", stream=stream.index, events=b)
                     for b in event_batches(events, self.settings["event_batch"])
                 ]
-            else:
-                batches = stream.batches
             for batch in batches:
                 self._send(batch)
             self._send(stream.summary)

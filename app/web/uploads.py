@@ -1,13 +1,13 @@
 """Taking an upload in: read the bytes, undo gzip within the cap, detect the format, scrub
 secrets, read it (so the answer can say what was found), store it. At most a few imports run at
 once (a large HAR costs several times its size to parse); the next one waits briefly, then gets
-a clear "busy" answer. The slot is taken before the body is read, so a busy server answers at
-once instead of first taking in megabytes it will not use."""
+a clear "busy" answer. The slot is taken before the body is read, so a busy server never holds
+(or parses) megabytes it will not use."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -39,9 +39,12 @@ class Importer:
         self._slots = threading.BoundedSemaphore(concurrent)
 
     @contextmanager
-    def slot(self) -> Iterator[None]:
-        """One of the few import slots, for reading the body and running the import."""
+    def slot(self, discard_body: Callable[[], None] = lambda: None) -> Iterator[None]:
+        """One of the few import slots, for reading the body and running the import. Without
+        one, the body is read and thrown away (never held) before the "busy" answer: a client
+        still sending when the server closes would get a reset instead of the answer."""
         if not self._slots.acquire(timeout=WAIT_FOR_SLOT):
+            discard_body()
             raise Busy("too many uploads are being read right now; try again in a few seconds")
         try:
             yield

@@ -23,6 +23,7 @@ from simple_websocket import ConnectionClosed
 
 from ..protocol import SUBPROTOCOL, encode
 from . import logs
+from .frames import Prepared, frame, peer_inflates
 from .security import WS_PATH
 from .session import Session
 
@@ -65,7 +66,7 @@ def websocket(ws: Any) -> None:
     settings = current_app.config["STREAMSCOPE"]
     ws.sock = GuardedSocket(ws.sock, settings["ws_send_timeout"])
     extensions = current_app.extensions
-    counter = SendCounter(ws.send)
+    counter = FrameSender(ws.sock, peer_inflates(ws))
     session = Session(
         counter,
         Receiver(ws),
@@ -142,15 +143,20 @@ class Receiver:
                 return None
 
 
-class SendCounter:
-    """Counts what a session sends, for its log line."""
+class FrameSender:
+    """Sends a session's messages as frames built here (frames.py): shared replay messages
+    as framed and compressed once, the rest as plain frames; counts them for the log line."""
 
-    def __init__(self, send: Any) -> None:
-        self._send = send
+    def __init__(self, guarded: GuardedSocket, can_inflate: bool) -> None:
+        self.guarded = guarded
+        self.can_inflate = can_inflate
         self.messages = 0
         self.bytes = 0
 
-    def __call__(self, text: str) -> None:
-        self._send(text)
+    def __call__(self, message: str | Prepared) -> None:
+        if isinstance(message, Prepared):
+            data = message.for_peer(self.can_inflate)
+        else:
+            data = frame(message.encode())
+        self.bytes += self.guarded.send(data)
         self.messages += 1
-        self.bytes += len(text)
