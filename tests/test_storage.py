@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
+import os
 import threading
 import time
 
@@ -118,6 +120,33 @@ def test_concurrent_adds_are_all_whole(store):
     assert len(results) == 16
     for capture_id, data in results:
         assert store.read_bytes(capture_id) == data
+
+
+def test_a_finished_threads_connection_is_closed_with_it(store):
+    # Connection threads come and go under the production worker; their connections must not
+    # keep descriptors (SQLite) or server sessions (PostgreSQL) after them. (SQLite keeps the
+    # descriptors of closed connections while another connection of the process holds a lock
+    # on the file, and reuses them: bounded by the peak, so the count must stop growing.)
+    record, _ = store.add(new())
+
+    def fds() -> int:
+        gc.collect()
+        return len(os.listdir("/proc/self/fd"))
+
+    def batch() -> None:
+        threads = [threading.Thread(target=store.get, args=(record.id,)) for _ in range(10)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    store.get(record.id)  # this thread's own connection, kept
+    batch()
+    after_one = fds()
+    for _ in range(4):
+        batch()
+    assert fds() <= after_one + 2
+    assert store.get(record.id) is not None
 
 
 def test_the_server_runs_on_postgresql(postgres, tmp_path):

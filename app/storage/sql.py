@@ -8,9 +8,11 @@ grows by appending rows, never by rewriting what is stored.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Any
@@ -75,7 +77,17 @@ class SQLStore:
             db = self._local.db = self._connect()
             with self._lock:
                 self._connections.append(db)
+            # Closed when its thread is gone: connection threads come and go (threadpool.py),
+            # and their connections must not keep file descriptors open after them.
+            weakref.finalize(threading.current_thread(), self._close_connection, db)
         return db
+
+    def _close_connection(self, db: Any) -> None:
+        with self._lock:
+            if db in self._connections:
+                self._connections.remove(db)
+        with contextlib.suppress(Exception):  # already closed, or the server went away
+            db.close()
 
     def _sql(self, text: str) -> str:
         return text.replace("?", self.PLACEHOLDER)
@@ -202,10 +214,7 @@ class SQLStore:
         if db is None:
             return
         self._local.db = None
-        with self._lock:
-            if db in self._connections:
-                self._connections.remove(db)
-        db.close()
+        self._close_connection(db)
 
     def close(self) -> None:
         with self._lock:
