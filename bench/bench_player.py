@@ -673,6 +673,7 @@ def measure_playback(
         const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
         return { play, appliedAt: P.appliedAt, lastTokenTime: P.lastTokenTime, duration: P.duration,
                  lateness: P.lateness, applied: P.applied, calls: P.calls, longtasks: tasks.map((e) => e.duration),
+                 longtaskAt: tasks.map((e) => Math.round(e.start - play)),
                  gaps, stale: B.frame.samples,
                  tokens: document.querySelectorAll('[data-testid="token"]').length,
                  rendered: window.streamscope.renderer.rendered, length: window.streamscope.timeline.length };
@@ -804,7 +805,11 @@ def playback_rows(table: Table, m: dict, rate: float, tokens: int) -> None:
     tasks = m["longtasks"]
     table.row(
         "  long tasks during playback",
-        f"{len(tasks)}, longest {fmt_ms(max(tasks))}" if tasks else "none over 50 ms",
+        f"{len(tasks)}, longest {fmt_ms(max(tasks))} (at "
+        + ", ".join(f"{t / 1000:.1f} s" for t in m.get("longtaskAt", []))
+        + " after Play)"
+        if tasks
+        else "none over 50 ms",
         "",
         "",
         "none > 50 ms",

@@ -162,12 +162,15 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
     span.tabIndex = -1;
     span.focus({ preventScroll: true });
     popover.show(span);
-    rawView.select(timeline.events[Number(span.getAttribute("data-g"))].stream, Number(span.getAttribute("data-raw")));
+    const event = timeline.events[Number(span.getAttribute("data-g"))];
+    rawView.select(event.stream, event.raw);
   }
 
   function highlightRaw(stream, raw) {
     for (const span of streamsRoot.querySelectorAll(".tok.raw-hit")) span.classList.remove("raw-hit");
-    const spans = streamsRoot.querySelectorAll(`.stream[data-stream="${stream}"] .tok[data-raw="${raw}"]`);
+    // Token elements carry their event's g; the chunk's events are found in the timeline.
+    const gs = timeline.stream(stream).events.filter((e) => e.raw === raw).map((e) => e.g);
+    const spans = gs.length ? streamsRoot.querySelectorAll(gs.map((g) => `.tok[data-g="${g}"]`).join(",")) : [];
     spans.forEach((span) => span.classList.add("raw-hit"));
     rawView.select(stream, raw);
     spans[0]?.scrollIntoView({ block: "nearest" });

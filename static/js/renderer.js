@@ -63,6 +63,7 @@ export class Renderer {
       delete this.root.dataset.rendering;
       this._settle();
     } else {
+      for (const view of this.views) view.flush(); // this frame shows what is done so far
       this.requestFrame(() => this._step());
     }
   }

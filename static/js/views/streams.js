@@ -8,7 +8,7 @@ import { TextArea, tokenPieces } from "./text.js";
 import { ToolCards } from "./tools.js";
 
 class ChoiceView {
-  constructor(parent, streamIndex, choice, options) {
+  constructor(parent, streamIndex, choice, options, seqOf) {
     this.choice = choice;
     this.root = el("div", { class: "choice", "data-testid": "choice", dataset: { choice, stream: streamIndex } });
     const head = el("header", { class: "choice-head" });
@@ -34,9 +34,9 @@ class ChoiceView {
     this.ended = false;
     this.root.append(head, this.reasoningBox, text, this.refusalBox, tools);
     parent.appendChild(this.root);
-    this.text = new TextArea(text, { glyphs: options.glyphs, stream: streamIndex });
-    this.reasoning = new TextArea(reasoningText, { glyphs: options.glyphs, stream: streamIndex });
-    this.refusal = new TextArea(refusal, { glyphs: options.glyphs, stream: streamIndex });
+    this.text = new TextArea(text, { glyphs: options.glyphs, stream: streamIndex, seqOf });
+    this.reasoning = new TextArea(reasoningText, { glyphs: options.glyphs, stream: streamIndex, seqOf });
+    this.refusal = new TextArea(refusal, { glyphs: options.glyphs, stream: streamIndex, seqOf });
     this.tools = new ToolCards(tools);
     this.finishes = [];
     this.firstSeq = Infinity;
@@ -81,6 +81,7 @@ export class StreamView {
     this.index = info.index;
     this.timeline = timeline;
     this.options = options;
+    this.seqOf = (g) => timeline.events[g].seq; // token elements carry only their event's g
     this.root = el("section", { class: "stream", "data-testid": "stream", dataset: { stream: info.index }, "aria-label": `Stream ${info.index + 1}` });
     const head = el("header", { class: "stream-head" });
     head.appendChild(el("h2", {}, `Stream ${info.index + 1}`));
@@ -110,7 +111,7 @@ export class StreamView {
   choiceView(index, seq) {
     let view = this.choices.get(index);
     if (!view) {
-      view = new ChoiceView(this.choicesBox, this.index, index, this.options);
+      view = new ChoiceView(this.choicesBox, this.index, index, this.options, this.seqOf);
       this.choices.set(index, view);
       const ordered = [...this.choices.values()].sort((a, b) => a.choice - b.choice);
       for (const choice of ordered) this.choicesBox.appendChild(choice.root);
@@ -225,6 +226,11 @@ export class StreamView {
   }
 
   flush() {
+    for (const choice of this.choices.values()) {
+      choice.text.flush();
+      choice.reasoning.flush();
+      choice.refusal.flush();
+    }
     this.usage.flush();
     this.extras.flush();
   }

@@ -27,7 +27,8 @@ export function tokenPieces(text, entries) {
   if (!entries || entries.length === 0) return [{ text, entries: NO_ENTRIES }];
   if (entries.length === 1) {
     const only = entries[0];
-    const decoded = Array.isArray(only.bytes) ? utf8(only.bytes) : only.token;
+    // The token string equal to the text settles it without decoding the bytes (most tokens).
+    const decoded = only.token === text || !Array.isArray(only.bytes) ? only.token : utf8(only.bytes);
     if (decoded === text) return [{ text, entries: FIRST_ENTRY, logprob: only.logprob }];
   }
   const decoded = entries.map((entry) => (Array.isArray(entry.bytes) ? utf8(entry.bytes) : entry.token));
@@ -46,32 +47,44 @@ export function tokenPieces(text, entries) {
 }
 
 export class TextArea {
-  constructor(container, { glyphs = false, stream = 0 } = {}) {
+  constructor(container, { glyphs = false, stream = 0, seqOf = null } = {}) {
     this.container = container;
     this.glyphs = glyphs;
     this.stream = stream;
+    this.seqOf = seqOf; // g -> seq (the timeline's); without it, g stands in for seq
     this.block = null;
+    this.detached = false;
     this.blockChars = 0;
   }
 
+  // A new block is filled while detached and attached when full or at flush(): tokens
+  // inserted into a detached element skip the per-node work of insertion into the document.
   _currentBlock(extra) {
     if (!this.block || this.blockChars + extra > BLOCK_CHARS) {
+      this.flush();
       this.block = el("div", { class: "block" });
-      this.container.appendChild(this.block);
+      this.detached = true;
       this.blockChars = 0;
     }
     return this.block;
   }
 
+  /** Put the block being filled on the page. */
+  flush() {
+    if (this.detached) {
+      this.container.appendChild(this.block);
+      this.detached = false;
+    }
+  }
+
   /** Append one chunk's pieces; `meta` = {seq, g, raw}. Lean on purpose: a cloned template,
-   * plain attributes and one class string per token (no dataset or classList objects, which
-   * a 100k-token answer would make the garbage collector walk). */
+   * one attribute (`data-g`: seq and raw come from the timeline) and one class string per
+   * token (no dataset or classList objects, which a 100k-token answer would make the garbage
+   * collector walk). */
   append(pieces, meta) {
     for (const piece of pieces) {
       const span = tokenTemplate().cloneNode(false);
-      span.setAttribute("data-seq", meta.seq);
       span.setAttribute("data-g", meta.g);
-      span.setAttribute("data-raw", meta.raw);
       let classes = "tok";
       if (piece.entries.length) {
         if (piece.entries !== FIRST_ENTRY) span.setAttribute("data-e", piece.entries.join(","));
@@ -94,17 +107,24 @@ export class TextArea {
     }
   }
 
+  _seq(span) {
+    if (!span) return Infinity;
+    const g = Number(span.getAttribute("data-g"));
+    return this.seqOf ? this.seqOf(g) : g;
+  }
+
   rewind(seq) {
+    this.flush();
     // Whole blocks first (a rewind to the start of a long answer is cheap), then tokens.
     let block = this.container.lastElementChild;
-    while (block && Number(block.firstElementChild?.getAttribute("data-seq") ?? Infinity) >= seq) {
+    while (block && this._seq(block.firstElementChild) >= seq) {
       const previous = block.previousElementSibling;
       block.remove();
       block = previous;
     }
     if (block) {
       let child = block.lastElementChild;
-      while (child && Number(child.getAttribute("data-seq")) >= seq) {
+      while (child && this._seq(child) >= seq) {
         const previous = child.previousElementSibling;
         child.remove();
         child = previous;
@@ -115,6 +135,7 @@ export class TextArea {
   }
 
   setGlyphs(on) {
+    this.flush();
     this.glyphs = on;
     for (const span of this.container.querySelectorAll(".tok.ws")) {
       const text = span.getAttribute("data-text");
