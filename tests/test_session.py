@@ -111,3 +111,24 @@ def test_bad_messages_get_protocol_errors_not_exceptions():
     )
     errors = [m for m in sent if m["type"] == "error"]
     assert [e["code"] for e in errors] == ["bad_message", "bad_message"]
+
+
+def test_a_growing_or_renamed_capture_is_read_again_not_served_stale(tmp_path):
+    # A recording still being written, or renamed, must not be replayed from an old cached copy
+    # (nor its encoded messages).
+    from app.storage import NewCapture, open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    record, token = store.add(
+        NewCapture(data=b'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n',
+                   title="first", format="sse", streams=1)
+    )  # fmt: skip
+    sources = Sources(Limits(), 4, store)
+    first = sources.stored(record.id)
+    assert sources.stored(record.id) is first  # unchanged: the cached copy
+    store.append(record.id, b'data: {"choices":[{"index":0,"delta":{"content":"b"}}]}\n\n')
+    grown = sources.stored(record.id)
+    assert len(grown.capture.streams[0].raw) == len(first.capture.streams[0].raw) + 1
+    store.update(record.id, token, title="renamed")
+    assert sources.stored(record.id).title == "renamed"
+    store.close()

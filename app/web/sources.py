@@ -20,6 +20,7 @@ class Loaded:
     title: str
     capture: Capture
     info: dict[str, Any]
+    version: Any = None  # what the cached copy was read from (stored captures: size, title)
     encoded: Any = None  # its replay messages, once a viewer has encoded them (replay.py)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -83,9 +84,16 @@ class Sources:
                 "no such capture (deleted, expired, or never uploaded)", code="no_capture"
             )
 
+        version = (record.size, record.title)  # a recording still growing, a renamed capture
+
         def load() -> Loaded:
             capture = read_capture(self.store.read_bytes(capture_id), record.format, self.limits)
             info = {"kind": "capture", "id": capture_id, "redacted": record.redacted}
-            return Loaded(f"capture:{capture_id}", record.title, capture, info)
+            return Loaded(f"capture:{capture_id}", record.title, capture, info, version)
 
-        return self.cache.get(f"capture:{capture_id}", load)
+        key = f"capture:{capture_id}"
+        loaded = self.cache.get(key, load)
+        if loaded.version != version:  # changed since it was cached (here or in another worker)
+            self.cache.drop(key)
+            loaded = self.cache.get(key, load)
+        return loaded

@@ -85,8 +85,8 @@ def websocket(ws: Any) -> None:
         # After the upgrade an HTTP 500 would corrupt the stream: say it in the protocol.
         ended = "server error"
         log.exception("websocket session failed")
-        with contextlib.suppress(ConnectionClosed, OSError):
-            ws.send(
+        with contextlib.suppress(ConnectionClosed, OSError):  # our frames only (frames.py)
+            counter(
                 encode("error", code="internal", message="the server failed; it has been logged")
             )
     finally:
