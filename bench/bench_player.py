@@ -641,8 +641,43 @@ def measure_jumps(
     return out
 
 
+TRACE_CATEGORIES = [
+    "devtools.timeline",
+    "disabled-by-default-devtools.timeline",
+    "v8",
+    "disabled-by-default-v8.gc",
+    "blink",
+]
+
+
+def long_tasks_in_trace(path: Path, over_ms: float = 50.0) -> list[str]:
+    """Each main-thread task over ``over_ms`` in a Chromium trace, with the events inside it
+    that took the most time (GC, style, layout, paint, script...)."""
+    events = json.loads(path.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    main = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("name") == "thread_name" and e.get("args", {}).get("name") == "CrRendererMain"
+    }
+    spans = [e for e in events if e.get("ph") == "X" and (e["pid"], e["tid"]) in main]
+    tasks = [e for e in spans if e["name"] == "RunTask" and e.get("dur", 0) >= over_ms * 1000]
+    lines = []
+    for task in tasks:
+        start, end = task["ts"], task["ts"] + task["dur"]
+        inside: dict[str, float] = {}
+        for e in spans:
+            if e is not task and start <= e["ts"] < end and e.get("dur"):
+                inside[e["name"]] = inside.get(e["name"], 0.0) + e["dur"] / 1000
+        top = sorted(inside.items(), key=lambda kv: -kv[1])[:6]
+        lines.append(
+            f"{task['dur'] / 1000:.0f} ms task: " + ", ".join(f"{n} {ms:.1f} ms" for n, ms in top)
+        )
+    return lines
+
+
 def measure_playback(
-    context, url: str, expected_ms: float, profile: bool = False
+    context, url: str, expected_ms: float, profile: bool = False, trace: Path | None = None
 ) -> dict[str, Any]:
     page, cdp, _wall = open_capture(context, url)
     out: dict[str, Any] = {"load_ms": page.evaluate("() => window.__bench.loadedAt")}
@@ -653,6 +688,8 @@ def measure_playback(
         "() => { const B = window.__bench; B.keys = []; B.frame.stamps = []; B.frame.samples = [];"
         " B.frame.sample = true; B.frame.on = true; }"
     )
+    if trace is not None:
+        context.browser.start_tracing(page=page, path=str(trace), categories=TRACE_CATEGORIES)
     page.keyboard.press(" ")
     wait_for(page, "() => window.streamscope.player.state === 'playing'", 5)
     # Poll rarely: the page should have the CPU to itself.
@@ -663,6 +700,9 @@ def measure_playback(
         interval_ms=1000,
     )
     page.wait_for_timeout(300)
+    if trace is not None:
+        context.browser.stop_tracing()
+        out["trace_long_tasks"] = long_tasks_in_trace(trace)
     result = page.evaluate(
         """() => {
         const B = window.__bench, P = B.play;
@@ -865,6 +905,11 @@ def main(argv: list[str] | None = None) -> int:
         help="wait up to this many seconds for the machine to be idle first (default 30)",
     )
     parser.add_argument("--json", type=Path, help="also write the raw results here")
+    parser.add_argument(
+        "--trace",
+        type=Path,
+        help="record a Chromium trace of the playback here and list what its long tasks hold",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = parser.parse_args(argv)
 
@@ -928,7 +973,7 @@ def main(argv: list[str] | None = None) -> int:
                     results["small"], results["big"] = small, big
                 if not args.skip_playback:
                     play = measure_playback(
-                        context, urls["timed"], timed["last_token_t"], args.profile
+                        context, urls["timed"], timed["last_token_t"], args.profile, args.trace
                     )
                     results["play"] = play
                 context.close()
@@ -941,6 +986,8 @@ def main(argv: list[str] | None = None) -> int:
             jump_rows(table, results["big"], results["small"])
         if not args.skip_playback:
             playback_rows(table, results["play"], args.rate, args.play_tokens)
+            for line in results["play"].get("trace_long_tasks", []):
+                print(f"trace: {line}")
         errors = [e for m in results.values() for e in m.get("errors", [])]
         table.row(
             "page and console errors",

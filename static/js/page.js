@@ -10,6 +10,7 @@ import { Timeline } from "./timeline.js";
 import { Chart, drawTicks } from "./views/chart.js";
 import { Popover } from "./views/popover.js";
 import { RawView } from "./views/raw.js";
+import { tokenG, tokensOfEvents } from "./views/text.js";
 import { Transport, parseSpeed } from "./views/transport.js";
 
 export function mountPlayer(root, { onMessage = () => {} } = {}) {
@@ -162,15 +163,16 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
     span.tabIndex = -1;
     span.focus({ preventScroll: true });
     popover.show(span);
-    const event = timeline.events[Number(span.getAttribute("data-g"))];
+    const event = timeline.events[tokenG(span)];
     rawView.select(event.stream, event.raw);
   }
 
   function highlightRaw(stream, raw) {
     for (const span of streamsRoot.querySelectorAll(".tok.raw-hit")) span.classList.remove("raw-hit");
-    // Token elements carry their event's g; the chunk's events are found in the timeline.
+    // The chunk's events are found in the timeline, their token elements by g.
     const gs = timeline.stream(stream).events.filter((e) => e.raw === raw).map((e) => e.g);
-    const spans = gs.length ? streamsRoot.querySelectorAll(gs.map((g) => `.tok[data-g="${g}"]`).join(",")) : [];
+    const streamRoot = streamsRoot.querySelector(`.stream[data-stream="${stream}"]`);
+    const spans = streamRoot ? tokensOfEvents(streamRoot, gs) : [];
     spans.forEach((span) => span.classList.add("raw-hit"));
     rawView.select(stream, raw);
     spans[0]?.scrollIntoView({ block: "nearest" });

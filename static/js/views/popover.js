@@ -3,6 +3,7 @@
 
 import { clear, el } from "../dom.js";
 import { hexBytes, percent, utf8 } from "../format.js";
+import { tokenG } from "./text.js";
 
 function shownToken(entry) {
   const text = Array.isArray(entry.bytes) ? utf8(entry.bytes) : entry.token;
@@ -17,7 +18,7 @@ export class Popover {
   }
 
   entriesOf(span) {
-    const g = Number(span.getAttribute("data-g"));
+    const g = tokenG(span);
     const event = this.timeline.events[g];
     if (!event || !span.classList.contains("lp")) return [];
     const lp = event.kind === "logprobs" ? event : this._logprobsFor(g, event);

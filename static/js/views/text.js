@@ -1,10 +1,11 @@
-// Text areas made of blocks of a couple of KB (content-visibility: auto keeps long answers
-// cheap), filled with one element per chunk or per token. Rewinding pops elements by seq.
+// Text areas made of blocks of about a KB (content-visibility: auto keeps long answers cheap;
+// smaller blocks than the couple of KB first chosen make each playback frame's layout cheaper),
+// filled with one element per chunk or per token. Rewinding pops elements by seq.
 
 import { el } from "../dom.js";
 import { bucket, hasWhitespace, hexBytes, utf8, withGlyphs } from "../format.js";
 
-export const BLOCK_CHARS = 2048;
+export const BLOCK_CHARS = 1024;
 
 let template = null;
 function tokenTemplate() {
@@ -59,10 +60,15 @@ export class TextArea {
 
   // A new block is filled while detached and attached when full or at flush(): tokens
   // inserted into a detached element skip the per-node work of insertion into the document.
+  // Each block keeps, per token element, its event's g (`block.gs`) and, for tokens with
+  // whitespace, their text (`block.texts`, for the glyph toggle): JS arrays instead of an
+  // attribute per token, which cost a third of a 100k-token jump.
   _currentBlock(extra) {
     if (!this.block || this.blockChars + extra > BLOCK_CHARS) {
       this.flush();
       this.block = el("div", { class: "block" });
+      this.block.gs = [];
+      this.block.texts = [];
       this.detached = true;
       this.blockChars = 0;
     }
@@ -78,14 +84,14 @@ export class TextArea {
   }
 
   /** Append one chunk's pieces; `meta` = {seq, g, raw}. Lean on purpose: a cloned template,
-   * one attribute (`data-g`: seq and raw come from the timeline) and one class string per
-   * token (no dataset or classList objects, which a 100k-token answer would make the garbage
+   * one class string, and attributes only for the rare multi-entry and partial-UTF-8 pieces
+   * (no dataset or classList objects, which a 100k-token answer would make the garbage
    * collector walk). */
   append(pieces, meta) {
     for (const piece of pieces) {
       const span = tokenTemplate().cloneNode(false);
-      span.setAttribute("data-g", meta.g);
       let classes = "tok";
+      let text; // kept for the glyph toggle
       if (piece.entries.length) {
         if (piece.entries !== FIRST_ENTRY) span.setAttribute("data-e", piece.entries.join(","));
         classes += ` lp p${bucket(piece.logprob)}`;
@@ -96,38 +102,38 @@ export class TextArea {
       }
       if (hasWhitespace(piece.text)) {
         classes += " ws";
-        span.setAttribute("data-text", piece.text);
+        text = piece.text;
         span.textContent = this.glyphs ? withGlyphs(piece.text) : piece.text;
       } else {
         span.textContent = piece.text;
       }
       span.className = classes;
-      this._currentBlock(piece.text.length).appendChild(span);
+      const block = this._currentBlock(piece.text.length);
+      block.appendChild(span);
+      block.gs.push(meta.g);
+      block.texts.push(text);
       this.blockChars += piece.text.length;
     }
   }
 
-  _seq(span) {
-    if (!span) return Infinity;
-    const g = Number(span.getAttribute("data-g"));
-    return this.seqOf ? this.seqOf(g) : g;
+  _seq(g) {
+    return g === undefined ? Infinity : this.seqOf ? this.seqOf(g) : g;
   }
 
   rewind(seq) {
     this.flush();
     // Whole blocks first (a rewind to the start of a long answer is cheap), then tokens.
     let block = this.container.lastElementChild;
-    while (block && this._seq(block.firstElementChild) >= seq) {
+    while (block && this._seq(block.gs[0]) >= seq) {
       const previous = block.previousElementSibling;
       block.remove();
       block = previous;
     }
     if (block) {
-      let child = block.lastElementChild;
-      while (child && this._seq(child) >= seq) {
-        const previous = child.previousElementSibling;
-        child.remove();
-        child = previous;
+      while (block.gs.length && this._seq(block.gs[block.gs.length - 1]) >= seq) {
+        block.lastElementChild.remove();
+        block.gs.pop();
+        block.texts.pop();
       }
     }
     this.block = this.container.lastElementChild;
@@ -137,9 +143,30 @@ export class TextArea {
   setGlyphs(on) {
     this.flush();
     this.glyphs = on;
-    for (const span of this.container.querySelectorAll(".tok.ws")) {
-      const text = span.getAttribute("data-text");
-      span.textContent = on ? withGlyphs(text) : text;
+    for (const block of this.container.children) {
+      block.texts.forEach((text, i) => {
+        if (text !== undefined) block.children[i].textContent = on ? withGlyphs(text) : text;
+      });
     }
   }
+}
+
+/** The global event index (g) of a token element. */
+export function tokenG(span) {
+  const block = span.parentElement;
+  if (!block?.gs) return NaN;
+  return block.gs[Array.prototype.indexOf.call(block.children, span)];
+}
+
+/** The token elements of the given events (by g) under `root`. */
+export function tokensOfEvents(root, gs) {
+  const wanted = new Set(gs);
+  const found = [];
+  for (const block of root.querySelectorAll(".block")) {
+    if (!block.gs) continue;
+    block.gs.forEach((g, i) => {
+      if (wanted.has(g)) found.push(block.children[i]);
+    });
+  }
+  return found;
 }
