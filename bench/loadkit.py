@@ -673,12 +673,8 @@ def _fake_main() -> None:
             self._start()
             if not self.server.bench_gate(name).wait(300):
                 return
-            started = time.monotonic()
-            for i in range(total):
-                wait = started + i * interval - time.monotonic()
-                if wait > 0 and not self._sleep(wait):
-                    return
-                self._write(chunk(f"t{i} ", x_sent_ms=time.time() * 1000))
+            if not self._paced_tokens(interval, total):
+                return
             self._write(chunk(None, "stop"))
             self._write(b"data: [DONE]\n\n")
             self._finish()

@@ -166,16 +166,23 @@ class Handler(BaseHTTPRequestHandler):
                         return
         self._finish()
 
-    def _do_rate(self, arg: str, body: dict) -> None:
-        per_second, _, count = arg.partition(":")
-        interval, total = 1 / float(per_second), int(count or 200)
-        self._start()
+    def _paced_tokens(self, interval: float, total: int) -> bool:
+        """Tokens ``t0 ``, ``t1 ``... one every ``interval`` seconds from now, each stamped
+        with ``x_sent_ms``; False when the client went away."""
         started = time.monotonic()
         for i in range(total):
             wait = started + i * interval - time.monotonic()
             if wait > 0 and not self._sleep(wait):
-                return
+                return False
             self._write(chunk(f"t{i} ", x_sent_ms=time.time() * 1000))
+        return True
+
+    def _do_rate(self, arg: str, body: dict) -> None:
+        per_second, _, count = arg.partition(":")
+        interval, total = 1 / float(per_second), int(count or 200)
+        self._start()
+        if not self._paced_tokens(interval, total):
+            return
         self._write(chunk(None, "stop"))
         self._write(
             b'data: {"id":"chatcmpl-fake","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":%d,"total_tokens":%d}}\n\n'

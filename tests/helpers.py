@@ -6,8 +6,9 @@ from pathlib import Path
 
 import orjson
 
-from app.captures import Capture
+from app.captures import Capture, read_capture
 from app.domain.stream import Source, Stream
+from app.domain.summary import summarize
 from app.domain.timeline import SSEFeeder, TimelineBuilder
 
 CAPTURES = Path(__file__).parent / "captures"
@@ -40,3 +41,15 @@ def feed_pieces(pieces: list[bytes], times: list[float | None] | None = None) ->
 
 def corpus(name: str) -> bytes:
     return capture_path(name).read_bytes()
+
+
+def exercise(data: bytes, fmt: str | None = None) -> Capture:
+    """Read ``data`` and do what the page and the API do with it: summarise each stream,
+    serialise its events, take every raw text. Any exception is a bug."""
+    capture = read_capture(data, fmt)
+    for stream in capture.streams:
+        orjson.dumps(summarize(stream))
+        orjson.dumps([e.to_json() for e in stream.events])
+        for i in range(len(stream.raw)):
+            stream.raw_text(i)
+    return capture

@@ -61,6 +61,12 @@ def multipart(fields: dict[str, str], file: tuple[str, bytes] | None = None) -> 
     return b"".join(parts), {"Content-Type": f"multipart/form-data; boundary={boundary}"}
 
 
+def delete(server, answer: dict) -> int:
+    """DELETE the capture of an upload answer with its delete token; the status."""
+    path = f"/api/captures/{answer['id']}"
+    return request(server, "DELETE", path, headers={"X-Delete-Token": answer["delete_token"]})[0]
+
+
 def upload(server, data: bytes, **fields) -> tuple[int, dict]:
     body, headers = multipart(fields, ("capture.sse", data))
     status, _, answer = request(server, "POST", "/api/captures", body, headers)
@@ -138,10 +144,7 @@ def test_delete_flow(server):
     status, _, body = request(server, "DELETE", path, headers={"X-Delete-Token": "wrong"})
     assert status == 403 and json.loads(body)["error"]["code"] == "bad_token"
     assert request(server, "GET", f"/c/{answer['id']}")[0] == 200
-    assert (
-        request(server, "DELETE", path, headers={"X-Delete-Token": answer["delete_token"]})[0]
-        == 204
-    )
+    assert delete(server, answer) == 204
     for gone in (path, f"/c/{answer['id']}", f"/embed/{answer['id']}", f"{path}/raw"):
         assert request(server, "GET", gone)[0] == 404, gone
 
@@ -408,15 +411,7 @@ def test_restart_keeps_everything(tmp_path):
     try:
         status, _, body = request(again, "GET", f"/api/captures/{answer['id']}")
         assert status == 200 and json.loads(body)["title"] == "survives"
-        assert (
-            request(
-                again,
-                "DELETE",
-                f"/api/captures/{answer['id']}",
-                headers={"X-Delete-Token": answer["delete_token"]},
-            )[0]
-            == 204
-        )
+        assert delete(again, answer) == 204
     finally:
         again.stop()
 

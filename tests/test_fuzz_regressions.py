@@ -8,11 +8,9 @@ raises (docs/diagnostics.md): every one of these must read, with diagnostics whe
 
 from __future__ import annotations
 
-import orjson
 import pytest
 
-from app.captures import read_capture
-from app.domain.summary import summarize
+from .helpers import exercise
 
 CHUNK = b'{"choices":[{"index":0,"delta":{"content":"a"}}]}'
 
@@ -36,12 +34,8 @@ def timed(*records: bytes) -> bytes:
 
 
 def check(data: bytes, fmt: str | None = None) -> None:
-    capture = read_capture(data, fmt)
+    capture = exercise(data, fmt)
     for stream in capture.streams:
-        orjson.dumps(summarize(stream))
-        orjson.dumps([e.to_json() for e in stream.events])
-        for i in range(len(stream.raw)):
-            stream.raw_text(i)
         for pos, event in enumerate(stream.events):
             assert event.seq == pos
             assert event.raw == -1 or 0 <= event.raw < len(stream.raw)

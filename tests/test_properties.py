@@ -10,20 +10,10 @@ from hypothesis import strategies as st
 
 from app.captures import FORMATS, read_capture
 from app.domain.assemble import assemble, plain
-from app.domain.summary import summarize
 
-from .helpers import feed_pieces
+from .helpers import exercise, feed_pieces
 
 PROFILE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def exercise(data: bytes, fmt: str | None = None) -> None:
-    capture = read_capture(data, fmt)
-    for stream in capture.streams:
-        orjson.dumps(summarize(stream))
-        orjson.dumps([e.to_json() for e in stream.events])
-        for i in range(len(stream.raw)):
-            stream.raw_text(i)
 
 
 @PROFILE

@@ -16,7 +16,7 @@ from app.storage import NewCapture, open_store
 from .helpers import corpus
 from .live_server import LiveServer
 from .postgres_server import PostgresServer, binaries
-from .test_api import request, upload
+from .test_api import delete, request, upload
 
 
 @pytest.fixture(scope="module")
@@ -165,14 +165,6 @@ def test_the_server_runs_on_postgresql(postgres, tmp_path):
     again = LiveServer(tmp_path / "data2", env={"STREAMSCOPE_DATABASE_URL": postgres.url}).start()
     try:
         assert request(again, "GET", f"/c/{answer['id']}")[0] == 200  # another process, same store
-        assert (
-            request(
-                again,
-                "DELETE",
-                f"/api/captures/{answer['id']}",
-                headers={"X-Delete-Token": answer["delete_token"]},
-            )[0]
-            == 204
-        )
+        assert delete(again, answer) == 204
     finally:
         again.stop()
