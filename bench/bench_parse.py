@@ -63,6 +63,7 @@ if str(HERE) not in sys.path:
 
 import gen_capture  # noqa: E402
 import orjson  # noqa: E402
+from benchkit import Table  # noqa: E402
 
 from app.captures import read_capture  # noqa: E402
 from app.domain.assemble import assemble, plain  # noqa: E402
@@ -275,32 +276,6 @@ def fmt_mb(n: float) -> str:
     return f"{n / MIB:.1f} MiB"
 
 
-class Table:
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, ...]] = []
-        self.failed: list[str] = []
-
-    def row(
-        self,
-        measure: str,
-        value: str,
-        baseline: str = "",
-        ratio: str = "",
-        target: str = "",
-        ok: bool | None = None,
-    ) -> None:
-        mark = "info" if ok is None else ("PASS" if ok else "**FAIL**")
-        if ok is False:
-            self.failed.append(f"{measure}: {ratio or value} (target {target})")
-        self.rows.append((measure, value, baseline or "-", ratio or "-", target or "-", mark))
-
-    def render(self) -> str:
-        head = ("measure", "value", "baseline", "ratio", "target", "pass")
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
-        return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Streamscope core benchmark")
     parser.add_argument("--chunks", type=int, default=100_000)
@@ -488,13 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         + f"; traced parse took {fmt_s(mem['traced_seconds'])}"
         + f"; total bench time {time.perf_counter() - started:.0f} s"
     )
-    if table.failed:
-        print("\nTARGETS MISSED:")
-        for line in table.failed:
-            print(f"- {line}")
-        return 1
-    print("\nall targets met")
-    return 0
+    return table.verdict()
 
 
 if __name__ == "__main__":

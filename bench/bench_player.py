@@ -58,9 +58,7 @@ import os
 import platform
 import shlex
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -77,6 +75,9 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import gen_capture  # noqa: E402
+from benchkit import Table, wait_for  # noqa: E402
+
+from tests.live_server import LiveServer  # noqa: E402
 
 CHROMIUM = os.environ.get("STREAMSCOPE_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -211,67 +212,17 @@ WRAP_PLAY = r"""
 
 
 # ------------------------------------------------------------------------------ helpers
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    """``python -m app.cli serve`` on a free loopback port with its own data dir."""
-
-    def __init__(self, data_dir: Path, env: dict[str, str] | None = None) -> None:
-        self.data_dir = data_dir
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.env = env or {}
-        self.process: subprocess.Popen | None = None
-        self.log_path = data_dir / "server.log"
-
-    def __enter__(self) -> Server:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port),
-             "--data-dir", str(self.data_dir)],
-            cwd=ROOT,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
-        )  # fmt: skip
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(self.url + "/", timeout=1) as response:
-                    if response.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.1)
-        self.__exit__()
-        raise RuntimeError("server did not start in 30 s")
-
-    def __exit__(self, *exc: object) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._log.close()
-
-    def upload(self, data: bytes, title: str) -> dict[str, Any]:
-        body = gzip.compress(data, compresslevel=1)
-        request = urllib.request.Request(
-            f"{self.url}/api/captures?title={urllib.request.quote(title)}",
-            data=body,
-            method="POST",
-            headers={"Content-Type": "text/plain"},
-        )
-        with urllib.request.urlopen(request, timeout=300) as response:
-            return json.loads(response.read())
+def upload(server: LiveServer, data: bytes, title: str) -> dict[str, Any]:
+    """Upload a capture (gzipped) through the REST API; the answer."""
+    body = gzip.compress(data, compresslevel=1)
+    request = urllib.request.Request(
+        f"{server.url}/api/captures?title={urllib.request.quote(title)}",
+        data=body,
+        method="POST",
+        headers={"Content-Type": "text/plain"},
+    )
+    with urllib.request.urlopen(request, timeout=300) as response:
+        return json.loads(response.read())
 
 
 def fmt_ms(ms: float) -> str:
@@ -283,37 +234,6 @@ def pct(values: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
-
-
-class Table:
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, ...]] = []
-        self.failed: list[str] = []
-
-    def row(self, measure: str, value: str, baseline: str = "", ratio: str = "",
-            target: str = "", ok: bool | None = None) -> None:  # fmt: skip
-        mark = "info" if ok is None else ("PASS" if ok else "**FAIL**")
-        if ok is False:
-            self.failed.append(f"{measure}: {ratio or value} (target {target})")
-        self.rows.append((measure, value, baseline or "-", ratio or "-", target or "-", mark))
-
-    def render(self) -> str:
-        head = ("measure", "value", "baseline", "ratio", "target", "pass")
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
-        return "\n".join(lines)
-
-
-def wait_for(page, expression: str, timeout: float, interval_ms: int = 20) -> Any:
-    """Poll a JS expression with page.evaluate until it is truthy (no eval under the CSP)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = page.evaluate(expression)
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout} s waiting for {expression}")
-        page.wait_for_timeout(interval_ms)
 
 
 def wait_idle(page, quiet_ms: float = 500, timeout: float = 20) -> bool:
@@ -946,11 +866,11 @@ def main(argv: list[str] | None = None) -> int:
             captures["timed"] = path.read_bytes()
         gen_s = time.perf_counter() - started
 
-        with Server(tmp / "data") as server, sync_playwright() as pw:
+        with LiveServer(tmp / "data") as server, sync_playwright() as pw:
             urls = {}
             t = time.perf_counter()
             for name, data in captures.items():
-                urls[name] = server.upload(data, f"bench {name}")["url"]
+                urls[name] = upload(server, data, f"bench {name}")["url"]
             upload_s = time.perf_counter() - t
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             print(f"command: `{cmd}` (cwd {os.getcwd()})")
@@ -1042,13 +962,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    if table.failed:
-        print("\nTARGETS MISSED:")
-        for line in table.failed:
-            print(f"- {line}")
-        return 1
-    print("\nall targets met")
-    return 0
+    return table.verdict()
 
 
 if __name__ == "__main__":

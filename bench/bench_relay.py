@@ -84,6 +84,8 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchkit import Table, wait_for  # noqa: E402
+
 from tests.fake_upstream import FakeUpstream  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
@@ -319,37 +321,6 @@ def quad(s: dict[str, float]) -> str:
 
 def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b > 0 else "-"
-
-
-class Table:
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, ...]] = []
-        self.failed: list[str] = []
-
-    def row(self, measure: str, value: str, baseline: str = "", ratio: str = "",
-            target: str = "", ok: bool | None = None) -> None:  # fmt: skip
-        mark = "info" if ok is None else ("PASS" if ok else "**FAIL**")
-        if ok is False:
-            self.failed.append(f"{measure}: {value} (target {target})")
-        self.rows.append((measure, value, baseline or "-", ratio or "-", target or "-", mark))
-
-    def render(self) -> str:
-        head = ("measure", "value", "baseline", "ratio", "target", "pass")
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
-        return "\n".join(lines)
-
-
-def wait_for(page, expression: str, timeout: float, interval_ms: int = 20) -> Any:
-    """Poll a JS expression with page.evaluate until it is truthy (no eval under the CSP)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = page.evaluate(expression)
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout} s waiting for {expression}")
-        page.wait_for_timeout(interval_ms)
 
 
 def watch(page) -> list[str]:
@@ -813,7 +784,7 @@ def analyse_baseline(live: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_table(args: argparse.Namespace, result: dict[str, Any]) -> Table:
-    table = Table()
+    table = Table(failure="value")
     page, base = result["page"], result["baseline"]
     s, b = page["on_screen"], base["delay"]
     client = "ws client"

@@ -64,6 +64,8 @@ KIT = Path(__file__).resolve()
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests.live_server import free_port  # noqa: E402
+
 TICK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 SUBPROTOCOL = "streamscope.v1"
@@ -75,12 +77,6 @@ RAISED_LIMITS = {
 
 
 # ---------------------------------------------------------------------------------- small tools
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def pct(values: list[float], q: float) -> float:
     """Percentile with linear interpolation (q in 0..100); nan for no values."""
     if not values:

@@ -76,5 +76,11 @@ class LiveServer:
         if getattr(self, "_log", None):
             self._log.close()
 
+    def __enter__(self) -> LiveServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
