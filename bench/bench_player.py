@@ -77,18 +77,9 @@ if str(HERE) not in sys.path:
 import gen_capture  # noqa: E402
 from benchkit import Table, wait_for  # noqa: E402
 
+from tests.chromium import ARGS, CHROMIUM  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
-CHROMIUM = os.environ.get("STREAMSCOPE_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 VIEWPORT = {"width": 1366, "height": 900}
 
 # Injected before any page script. Everything it records lives on window.__bench.

@@ -86,19 +86,10 @@ if str(ROOT) not in sys.path:
 
 from benchkit import Table, wait_for  # noqa: E402
 
+from tests.chromium import ARGS, CHROMIUM  # noqa: E402
 from tests.fake_upstream import FakeUpstream  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
-CHROMIUM = os.environ.get("STREAMSCOPE_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 VIEWPORT = {"width": 1366, "height": 900}
 SUBPROTOCOL = "streamscope.v1"
 ORIGIN = "http://127.0.0.1"

@@ -6,25 +6,15 @@ the README's test command installs it.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import sync_playwright
 
+from ..chromium import ARGS, CHROMIUM
 from ..live_server import LiveServer
 
-CHROMIUM = os.environ.get("STREAMSCOPE_CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="session")
