@@ -17,6 +17,7 @@ then, an emoji whose four bytes are split across two tokens: the first token is 
 from __future__ import annotations
 
 import argparse
+import io
 import random
 import sys
 from pathlib import Path
@@ -140,6 +141,13 @@ def generate(chunks: int, out, seed: int = 20240601) -> dict:
     for event in events(chunks, seed, parts):
         write(event)
     return {"chunks": chunks, "text": "".join(parts)}
+
+
+def capture_bytes(chunks: int, seed: int = 20240601) -> bytes:
+    """The capture of ``generate`` in memory."""
+    out = io.BytesIO()
+    generate(chunks, out, seed)
+    return out.getvalue()
 
 
 def write_capture(path: Path, chunks: int, seed: int = 20240601) -> dict:

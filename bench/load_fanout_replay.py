@@ -24,7 +24,6 @@ a second even when many open a shared link together).
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import time
 from typing import Any
@@ -35,9 +34,7 @@ import loadkit as kit
 def make_capture(chunks: int) -> bytes:
     import gen_capture
 
-    out = io.BytesIO()
-    gen_capture.generate(chunks, out)
-    return out.getvalue()
+    return gen_capture.capture_bytes(chunks)
 
 
 def run_phase(

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import sqlite3
 import sys
 import threading
@@ -35,10 +34,7 @@ import loadkit as kit
 def make_capture(mb: float) -> bytes:
     import gen_capture
 
-    chunks = int(mb * 1048576 / 750)  # about 750 bytes a chunk
-    out = io.BytesIO()
-    gen_capture.generate(chunks, out)
-    return out.getvalue()
+    return gen_capture.capture_bytes(int(mb * 1048576 / 750))  # about 750 bytes a chunk
 
 
 def download_sha(port: int, capture_id: str) -> tuple[int, int, str]:
