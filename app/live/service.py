@@ -117,7 +117,6 @@ class LiveService:
                 upstream.run()
             finally:
                 self.registry.remove(run.capture_id)
-                self.store.release()  # this thread's database connection ends with it
 
         threading.Thread(target=work, name=f"run-{run.capture_id[:6]}", daemon=True).start()
         return Started(run, title)

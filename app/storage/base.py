@@ -107,7 +107,4 @@ class CaptureStore(Protocol):
     def purge_expired(self) -> int:
         """Remove expired captures; returns how many."""
 
-    def release(self) -> None:
-        """Free what the calling thread holds (its connection), before the thread ends."""
-
     def close(self) -> None: ...

@@ -207,15 +207,6 @@ class SQLStore:
                 db, "DELETE FROM captures WHERE expires IS NOT NULL AND expires <= ?", (now,)
             ).rowcount
 
-    def release(self) -> None:
-        """Close the calling thread's connection (a thread that is about to end: a live run's),
-        so finished threads do not keep file descriptors open."""
-        db = getattr(self._local, "db", None)
-        if db is None:
-            return
-        self._local.db = None
-        self._close_connection(db)
-
     def close(self) -> None:
         with self._lock:
             for db in self._connections:
