@@ -38,6 +38,16 @@ import loadkit as kit
 from load_fanout_replay import make_capture
 
 
+def stop_stalled(stall: Any) -> dict | None:
+    """Stop the stalled connections' worker; what it saw (None without one)."""
+    if not stall:
+        return None
+    stall.send("stop")
+    stalled = stall.wait("result", 30)
+    stall.stop()
+    return stalled
+
+
 def stall_workers(
     server: kit.Server, source: dict[str, Any], args: argparse.Namespace, reopen: float | None
 ) -> kit.Worker:
@@ -78,11 +88,7 @@ def live_phase(
     results = [w.wait("result", args.live_seconds + 120) for w in workers]
     wall = time.monotonic() - t0
     machine, after = cpu.stop(), server.stats()
-    stalled = None
-    if stall:
-        stall.send("stop")
-        stalled = stall.wait("result", 30)
-        stall.stop()
+    stalled = stop_stalled(stall)
     starter.wait("result", 60)
     for w in (*workers, starter):
         w.stop()
@@ -129,11 +135,7 @@ def replay_phase(
         w.send("go")
     results = [w.wait("result", args.replay_seconds + 120) for w in workers]
     machine, after = cpu.stop(), server.stats()
-    stalled = None
-    if stall:
-        stall.send("stop")
-        stalled = stall.wait("result", 30)
-        stall.stop()
+    stalled = stop_stalled(stall)
     for w in workers:
         w.stop()
     server.wait_idle(30)
