@@ -13,3 +13,11 @@ def fake():
     server = FakeUpstream().start()
     yield server
     server.stop()
+
+
+def pytest_collection_modifyitems(items):
+    """Everything under tests/browser drives Chromium: mark it, so the fast subset
+    (``-m "not browser and not integration"``) leaves it out."""
+    for item in items:
+        if "browser" in item.path.parts:
+            item.add_marker(pytest.mark.browser)

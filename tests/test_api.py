@@ -19,6 +19,8 @@ from app.domain.assemble import assemble, plain
 from .helpers import corpus
 from .live_server import LiveServer
 
+pytestmark = pytest.mark.integration  # starts real servers on loopback
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):

@@ -11,6 +11,8 @@ from app.domain.assemble import assemble, plain
 
 from .helpers import corpus
 
+pytestmark = pytest.mark.integration  # starts real servers on loopback
+
 
 def test_the_sdk_streams_a_replayed_capture(fake):
     client = OpenAI(base_url=fake.url, api_key="sk-test-key-000000")

@@ -10,6 +10,8 @@ from .fault_proxy import FaultProxy, Faults
 from .live_server import LiveServer
 from .test_live import collect, events, start, started, stored
 
+pytestmark = pytest.mark.integration  # starts real servers on loopback
+
 MODEL = "replay:openai-gpt4o-tool-parallel.sse"
 
 

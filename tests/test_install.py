@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # starts real servers on loopback
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -18,6 +18,8 @@ from .live_server import LiveServer
 from .test_api import request
 from .wsclient import connect as ws_connect
 
+pytestmark = pytest.mark.integration  # starts real servers on loopback
+
 CANARY = "sk-canary-7f3c9e1d2b4a6f8e0c1d3e5f7a9b"
 
 

@@ -15,6 +15,8 @@ from .test_api import request, upload
 from .test_live import collect, start, started
 from .wsclient import connect
 
+pytestmark = pytest.mark.integration  # starts real servers on loopback
+
 
 def websocket_status(server) -> int:
     """Open a websocket and return 101, or the HTTP status it was refused with."""

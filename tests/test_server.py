@@ -17,6 +17,8 @@ from .live_server import LiveServer
 from .wsclient import ConnectionClosed
 from .wsclient import connect as ws_connect
 
+pytestmark = pytest.mark.integration  # starts real servers on loopback
+
 CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 

@@ -28,7 +28,7 @@ def postgres():
     server.stop()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.integration)])
 def store(request, tmp_path):
     if request.param == "sqlite":
         opened = open_store(f"sqlite:///{tmp_path / 'store.db'}")
@@ -149,6 +149,7 @@ def test_a_finished_threads_connection_is_closed_with_it(store):
     assert store.get(record.id) is not None
 
 
+@pytest.mark.integration
 def test_the_server_runs_on_postgresql(postgres, tmp_path):
     live = LiveServer(tmp_path / "data", env={"STREAMSCOPE_DATABASE_URL": postgres.url}).start()
     try:
