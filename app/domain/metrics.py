@@ -27,6 +27,7 @@ from .events import Logprobs, Usage
 from .stream import Stream
 
 DEFAULT_STALL_MS = 250.0
+FALLBACK_USAGE = frozenset({"x_groq.usage"})  # counted only when no usage proper came
 DEFINITIONS = {
     "ttft_ms": "Time to first token: request start to the first chunk with choices.",
     "ttfo_ms": "Time to first output: request start to the first content, refusal or "
@@ -73,16 +74,25 @@ def percentile(values: list[float], q: float) -> float | None:
 
 
 def output_tokens(stream: Stream) -> tuple[int | None, str | None]:
-    usage = None
+    from .dialects import CHAT, by_name
+
+    dialect = by_name(stream.dialect) or CHAT
+    usage = fallback = None
     logprob_tokens = 0
     for event in stream.events:
-        if isinstance(event, Usage) and isinstance(event.usage.get("completion_tokens"), int):
-            if event.source == "usage" or usage is None:
-                usage = event.usage["completion_tokens"]
+        if isinstance(event, Usage):
+            count = dialect.usage_counts(event.usage)["output_tokens"]
+            if count is None:
+                continue
+            if event.source in FALLBACK_USAGE:
+                fallback = count
+            else:
+                usage = count  # the last one: some dialects' counts are cumulative
         elif isinstance(event, Logprobs) and event.field == "content":
             logprob_tokens += event.count
+    usage = usage if usage is not None else fallback
     if usage is not None:
-        return usage, "usage.completion_tokens"
+        return usage, dialect.output_field
     if logprob_tokens:
         return logprob_tokens, "logprobs.content entries"
     chunks = sum(1 for raw in stream.raw if raw.output)
