@@ -17,8 +17,10 @@ from ..stream import Stream
 from .anthropic import ANTHROPIC
 from .base import Dialect
 from .chat import CHAT
+from .completions import COMPLETIONS
+from .responses import RESPONSES
 
-DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, CHAT)
+DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, RESPONSES, COMPLETIONS, CHAT)
 NAMES: tuple[str, ...] = tuple(d.name for d in DIALECTS)
 _BY_NAME = {d.name: d for d in DIALECTS}
 
