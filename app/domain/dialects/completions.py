@@ -117,7 +117,7 @@ class CompletionsInterpreter(PayloadInterpreter):
             if problem:
                 self.note(raw, "logprobs_shape", "warning", f"choice {index}: {problem}")
         elif isinstance(logprobs, dict) and isinstance(logprobs.get("content"), list):
-            found = logprobs["content"]  # chat-shaped logprobs (llama.cpp)
+            found = logprobs["content"]  # already chat-shaped, as some servers send them
         else:
             self.note(
                 raw, "logprobs_shape", "warning", f"choice {index}: logprobs in no known shape"
@@ -209,7 +209,7 @@ def _choice(index: int, acc: _Choice) -> dict[str, Any]:
 
 def _logprobs(parts: list[bytes]) -> dict[str, Any] | None:
     """The old shape again for entries made from it (they carry ``text_offset``); chat-shaped
-    ones (llama.cpp) as they came."""
+    ones as they came."""
     if not parts:
         return None
     found = orjson.loads(b"[" + b",".join(parts) + b"]")
