@@ -17,8 +17,10 @@ from ..stream import Stream
 from .anthropic import ANTHROPIC
 from .base import Dialect
 from .chat import CHAT
+from .gemini import GEMINI
+from .ollama import OLLAMA
 
-DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, CHAT)
+DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, GEMINI, OLLAMA, CHAT)
 NAMES: tuple[str, ...] = tuple(d.name for d in DIALECTS)
 _BY_NAME = {d.name: d for d in DIALECTS}
 
