@@ -29,6 +29,7 @@ from .gemini_candidate import CandidateReader
 NAME = "gemini"
 META_KEYS = ("modelVersion", "responseId", "createTime")
 KNOWN_KEYS = frozenset({*META_KEYS, "candidates", "usageMetadata", "promptFeedback"})
+PLAIN_KEYS = KNOWN_KEYS - {"promptFeedback"}  # a chunk with only these has no extras
 
 
 class GeminiInterpreter(PayloadInterpreter):
@@ -38,6 +39,7 @@ class GeminiInterpreter(PayloadInterpreter):
         super().__init__(stream)
         self._candidates: dict[int, CandidateReader] = {}
         self._meta: dict[str, Any] = {}
+        self._identity: tuple[Any, ...] | None = None
         self._extras: dict[str, Any] = {}
         self._usage: Any = None
 
@@ -48,17 +50,18 @@ class GeminiInterpreter(PayloadInterpreter):
         if "error" in value:
             self.error(raw, value["error"])
             return
-        if not (value.keys() & KNOWN_KEYS):
+        candidates = value.get("candidates")
+        if candidates is None and sniff(raw.event, value) is None:
             self.other(raw, value)
             return
         self._meta_of(raw, value)
-        candidates = value.get("candidates")
         if isinstance(candidates, list):
             for position, candidate in enumerate(candidates):
                 self._candidate(raw, position, candidate)
         elif candidates is not None:
             self.note(raw, "candidate_shape", "error", "candidates is not a list; not read")
-        self._chunk_extras(raw, value)
+        if not PLAIN_KEYS.issuperset(value):
+            self._chunk_extras(raw, value)
         usage = value.get("usageMetadata")
         if isinstance(usage, dict) and usage != self._usage:
             self._usage = usage
@@ -78,6 +81,10 @@ class GeminiInterpreter(PayloadInterpreter):
 
     # ------------------------------------------------------------------ the chunk
     def _meta_of(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        identity = (value.get("modelVersion"), value.get("responseId"), value.get("createTime"))
+        if identity == self._identity:
+            return
+        self._identity = identity
         changed = {k: value[k] for k in META_KEYS if k in value and self._meta.get(k) != value[k]}
         if changed:
             self._meta.update(changed)

@@ -55,7 +55,8 @@ class CandidateReader:
         elif parts is not None:
             message = f"candidate {self.index}: content.parts is not a list; not read"
             self._it.note(raw, "part_shape", "error", message)
-        self._extras(raw, candidate)
+        if not CANDIDATE_KEYS.issuperset(candidate):
+            self._extras(raw, candidate)
         reason = candidate.get("finishReason")
         if reason is None:
             return

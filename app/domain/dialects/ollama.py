@@ -61,7 +61,7 @@ class OllamaInterpreter(PayloadInterpreter):
         if "error" in value:
             self.error(raw, value["error"])
             return
-        if sniff(raw.event, value) is None:
+        if not _is_line(value):
             self.other(raw, value)
             return
         self._meta(raw, value)
@@ -73,8 +73,10 @@ class OllamaInterpreter(PayloadInterpreter):
             self.note(raw, "message_shape", "error", "message is not an object; not read")
         else:
             self._content(raw, value, text_key="response")
-        self._logprobs(raw, value.get("logprobs"))
-        self._line_extras(raw, value)
+        if "logprobs" in value:
+            self._logprobs(raw, value["logprobs"])
+        if not READ_KEYS.issuperset(value):
+            self._line_extras(raw, value)
         if value.get("done") is True:
             self._done(raw, value)
 
@@ -170,13 +172,14 @@ def _json_text(arguments: Any) -> str:
 
 
 # ---------------------------------------------------------------------- registration
+def _is_line(value: dict[str, Any]) -> bool:
+    return isinstance(value.get("done"), bool) and ("message" in value or "response" in value)
+
+
 def sniff(event: str | None, value: dict[str, Any]) -> str | None:
-    if not isinstance(value.get("done"), bool):
+    if not _is_line(value):
         return None
-    for key in ("message", "response"):
-        if key in value:
-            return f"done and {key}"
-    return None
+    return "done and message" if "message" in value else "done and response"
 
 
 def usage_counts(usage: dict[str, Any]) -> Counts:
