@@ -164,6 +164,20 @@ def test_a_signed_part_is_never_merged_with_another():
     ]
 
 
+def test_a_lone_signature_part_is_a_part_of_its_own():
+    data = sse(
+        chunk([{"text": "Done."}]),
+        chunk([{"thoughtSignature": "c2ln"}], finishReason="STOP"),
+    )
+    stream, result = read(data)
+    assert [(e.block, e.type) for e in stream.events if e.kind == "block_start"] == [
+        (0, "text"),
+        (1, "thoughtSignature"),
+    ]
+    assert [e.block for e in stream.events if e.kind == "signature"] == [1]
+    assert parts_of(result["completion"]) == [{"text": "Done."}, {"thoughtSignature": "c2ln"}]
+
+
 def test_a_usage_event_only_when_the_usage_changes():
     (stream,) = read_capture(
         (DIALECT_CAPTURES / "gemini-2-0-flash-exp-text.sse").read_bytes()

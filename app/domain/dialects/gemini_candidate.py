@@ -159,10 +159,10 @@ class CandidateReader:
 
 def _kind(part: dict[str, Any]) -> str | None:
     """What a part holds: ``thought`` / ``text`` / ``functionCall`` / the key of a whole part
-    (``executableCode``, ``codeExecutionResult``, ``inlineData``, ...); None for a part with
-    only flags (a lone ``thoughtSignature``)."""
+    (``executableCode``, ``codeExecutionResult``, ``inlineData``, ...; a part with only flags,
+    such as a lone ``thoughtSignature``, is named by its first); None for an empty part."""
     if "functionCall" in part:
         return "functionCall"
     if "text" in part:
         return "thought" if part.get("thought") is True else "text"
-    return next((key for key in part if key not in PART_FLAGS), None)
+    return next((key for key in part if key not in PART_FLAGS), next(iter(part), None))
