@@ -18,9 +18,11 @@ from .anthropic import ANTHROPIC
 from .base import Dialect
 from .chat import CHAT
 from .completions import COMPLETIONS
+from .gemini import GEMINI
+from .ollama import OLLAMA
 from .responses import RESPONSES
 
-DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, RESPONSES, COMPLETIONS, CHAT)
+DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, RESPONSES, GEMINI, OLLAMA, COMPLETIONS, CHAT)
 NAMES: tuple[str, ...] = tuple(d.name for d in DIALECTS)
 _BY_NAME = {d.name: d for d in DIALECTS}
 

@@ -23,6 +23,22 @@ FinalUsage = Callable[[dict[str, Any]], Any]
 
 
 @dataclass(frozen=True)
+class ServerTiming:
+    """What a server reports of its own work (Ollama's done line): durations in milliseconds
+    and the token counts they cover; None where it says nothing (docs/dialects.md)."""
+
+    total_ms: float | None = None
+    load_ms: float | None = None
+    prompt_ms: float | None = None
+    prompt_tokens: int | None = None
+    decode_ms: float | None = None
+    decode_tokens: int | None = None
+
+
+ServerTimingOf = Callable[[dict[str, Any]], ServerTiming | None]
+
+
+@dataclass(frozen=True)
 class Dialect:
     """``name`` is what ``inspect --json`` and the page call it; ``title`` its name in prose.
 
@@ -33,6 +49,8 @@ class Dialect:
     ``reasoning_tokens`` and ``cached_input_tokens``; ``output_field`` names the dialect's own
     output counter (metrics say where N came from). ``final_usage(completion)`` finds the usage
     in the assembled final object. ``usage_help`` says what each usage field means, for the page.
+    ``server_timing(usage)``, for dialects whose usage carries the server's own durations,
+    reads them from one usage object (the metrics' ``server`` section).
     """
 
     name: str
@@ -44,6 +62,7 @@ class Dialect:
     final_usage: FinalUsage
     output_field: str
     usage_help: dict[str, str] = field(default_factory=dict)
+    server_timing: ServerTimingOf | None = None
 
 
 def int_or_none(value: Any) -> int | None:
