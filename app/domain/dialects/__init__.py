@@ -16,9 +16,11 @@ from ..interpret import PayloadInterpreter
 from ..stream import Stream
 from .anthropic import ANTHROPIC
 from .base import Dialect
+from .bedrock import BEDROCK
 from .chat import CHAT
+from .cohere import COHERE
 
-DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, CHAT)
+DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, COHERE, BEDROCK, CHAT)
 NAMES: tuple[str, ...] = tuple(d.name for d in DIALECTS)
 _BY_NAME = {d.name: d for d in DIALECTS}
 
