@@ -225,6 +225,17 @@ def test_a_frame_over_the_cap_is_refused_and_the_next_is_read(pieces):
     assert items[2].raw.byte == len(small) + len(big) and items[2].raw.line == 3
 
 
+def test_input_ending_inside_a_refused_frame_is_said():
+    big = frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "x" * 5000}})
+    small = frame("contentBlockStop", {"contentBlockIndex": 0})
+    items = decode(small, big[:3000], max_frame=1000)
+    assert [(i.code, i.byte) for i in items[1:]] == [
+        ("eventstream_frame_too_large", len(small)),
+        ("eventstream_truncated", len(small)),
+    ]
+    assert f"{len(big) - 3000} bytes before its end" in items[2].message
+
+
 def test_headers_that_cannot_be_read_are_said_and_the_frame_kept():
     good = encode_header(":event-type", "metadata")
     unknown_type = good + b"\x03abc\x0a"

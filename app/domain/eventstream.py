@@ -41,17 +41,32 @@ __all__ = ["DEFAULT_MAX_FRAME", "EventStreamDecoder", "Frame", "HeaderValue", "i
 class Frame:
     """One good frame. ``raw`` locates it (``line`` is its frame number, from 1) and names it:
     ``:event-type``, ``:exception-type`` for an exception, ``error`` for an error frame.
-    ``headers`` is shared between frames with the same header bytes: read it, never change it."""
+    ``headers`` is shared between frames with the same header bytes: read it, never change it.
+    ``message_type`` is its ``:message-type`` (``event`` when it has none)."""
 
     raw: RawEvent
     headers: dict[str, HeaderValue]
     payload: bytes
     payload_offset: int
+    message_type: str  # event, exception or error
 
-    @property
-    def message_type(self) -> str:
-        kind = self.headers.get(":message-type")
-        return kind if isinstance(kind, str) else "event"
+
+@dataclass(frozen=True, slots=True)
+class _Headers:
+    """A frame's headers read once, with what they say (kept per distinct header bytes)."""
+
+    values: dict[str, HeaderValue]
+    name: str | None
+    message_type: str
+
+    @classmethod
+    def of(cls, values: dict[str, HeaderValue]) -> _Headers:
+        kind = values.get(":message-type", "event")
+        kind = kind if isinstance(kind, str) else "event"
+        if kind == "error":
+            return cls(values, "error", kind)
+        name = values.get(":exception-type" if kind == "exception" else ":event-type")
+        return cls(values, name if isinstance(name, str) else None, kind)
 
 
 def is_eventstream(head: bytes) -> bool:
@@ -75,8 +90,9 @@ class EventStreamDecoder:
         self._base = byte  # offset of _buf[0] in the input
         self._frames = 0  # frames begun so far (their numbers)
         self._skip = 0  # bytes of a refused frame still to come
+        self._refused_at = 0  # where that frame starts
         self._stopped = False
-        self._headers: dict[bytes, dict[str, HeaderValue]] = {}
+        self._headers: dict[bytes, _Headers] = {}
 
     def feed(self, chunk: bytes, t: float | None = None) -> list[Frame | Diagnostic]:
         out: list[Frame | Diagnostic] = []
@@ -98,15 +114,11 @@ class EventStreamDecoder:
             return out
         number = self._frames + 1
         if self._skip:
-            out.append(
-                self._note(
-                    "eventstream_truncated",
-                    f"the input ends inside frame {self._frames} (refused as too large), "
-                    f"{self._skip} bytes before its end",
-                    self._frames,
-                    self._base,
-                )
+            message = (
+                f"the input ends inside frame {self._frames} at byte {self._refused_at} "
+                f"(refused as too large), {self._skip} bytes before its end"
             )
+            out.append(self._note("eventstream_truncated", message, self._frames, self._refused_at))
         elif len(self._buf) >= PRELUDE:
             total = _PRELUDE.unpack_from(self._buf)[0]
             out.append(
@@ -142,12 +154,16 @@ class EventStreamDecoder:
         try:
             while size - pos >= PRELUDE:
                 total, headers_length, crc = _PRELUDE.unpack_from(buf, pos)
-                if not self._prelude_ok(view, pos, total, headers_length, crc, out):
+                if zlib.crc32(view[pos : pos + 8]) != crc or not _lengths_fit(
+                    total, headers_length
+                ):
+                    out.append(self._bad_prelude(view, pos, total, headers_length, crc))
                     pos = size
                     break
                 self._frames += 1
                 if total > self.max_frame:
-                    out.append(self._too_large(total, self._base + pos))
+                    self._refused_at = self._base + pos
+                    out.append(self._too_large(total, self._refused_at))
                     if size - pos < total:
                         self._skip = total - (size - pos)
                         pos = size
@@ -164,15 +180,11 @@ class EventStreamDecoder:
             del buf[:pos]
             self._base += pos
 
-    def _prelude_ok(
-        self,
-        view: memoryview,
-        pos: int,
-        total: int,
-        headers_length: int,
-        crc: int,
-        out: list[Frame | Diagnostic],
-    ) -> bool:
+    def _bad_prelude(
+        self, view: memoryview, pos: int, total: int, headers_length: int, crc: int
+    ) -> Diagnostic:
+        """No length from here on can be trusted: the reading of this input stops."""
+        self._stopped = True
         number, at = self._frames + 1, self._base + pos
         computed = zlib.crc32(view[pos : pos + 8])
         if computed != crc:
@@ -181,17 +193,12 @@ class EventStreamDecoder:
                 f"sent, 0x{computed:08x} computed), so its lengths cannot be trusted and "
                 "nothing from here on was read"
             )
-            out.append(self._note("eventstream_prelude_crc", message, number, at))
-        elif not _lengths_fit(total, headers_length):
-            message = (
-                f"frame {number} at byte {at}: impossible lengths (total {total}, headers "
-                f"{headers_length}), so nothing from here on was read"
-            )
-            out.append(self._note("eventstream_frame_length", message, number, at))
-        else:
-            return True
-        self._stopped = True
-        return False
+            return self._note("eventstream_prelude_crc", message, number, at)
+        message = (
+            f"frame {number} at byte {at}: impossible lengths (total {total}, headers "
+            f"{headers_length}), so nothing from here on was read"
+        )
+        return self._note("eventstream_frame_length", message, number, at)
 
     def _too_large(self, total: int, at: int) -> Diagnostic:
         return self._note(
@@ -222,24 +229,22 @@ class EventStreamDecoder:
             )
             out.append(self._note("eventstream_message_crc", message, number, at))
             return
-        header_bytes = bytes(view[pos + PRELUDE : pos + PRELUDE + headers_length])
-        headers = self._headers.get(header_bytes)
-        if headers is None:
-            headers = self._parse(header_bytes, number, at + PRELUDE, out)
         start = pos + PRELUDE + headers_length
-        raw = RawEvent(-1, number, at, at + total, t, "event", _name(headers))
-        out.append(Frame(raw, headers, bytes(view[start : end - 4]), self._base + start))
+        header_bytes = bytes(view[pos + PRELUDE : start])
+        headers = self._headers.get(header_bytes) or self._parse(header_bytes, number, at, out)
+        raw = RawEvent(-1, number, at, at + total, t, "event", headers.name)
+        payload = bytes(view[start : end - 4])
+        out.append(Frame(raw, headers.values, payload, self._base + start, headers.message_type))
 
-    def _parse(
-        self, data: bytes, number: int, at: int, out: list[Frame | Diagnostic]
-    ) -> dict[str, HeaderValue]:
+    def _parse(self, data: bytes, number: int, at: int, out: list[Frame | Diagnostic]) -> _Headers:
         """Headers that cannot be read are said before their frame, which is read with the
         headers that could be."""
-        headers, problems = parse_headers(data)
+        values, problems = parse_headers(data)
         for problem in problems:
-            where = at + problem.offset
+            where = at + PRELUDE + problem.offset
             message = f"frame {number}: {problem.message} (byte {where})"
             out.append(self._note(problem.code, message, number, where, problem.severity))
+        headers = _Headers.of(values)
         if not problems and len(self._headers) < _HEADER_CACHE:
             self._headers[data] = headers
         return headers
@@ -248,14 +253,3 @@ class EventStreamDecoder:
         self, code: str, message: str, number: int, at: int, severity: Severity = "error"
     ) -> Diagnostic:
         return Diagnostic(code=code, severity=severity, message=message, line=number, byte=at)
-
-
-def _name(headers: dict[str, HeaderValue]) -> str | None:
-    kind = headers.get(":message-type", "event")
-    if kind == "exception":
-        name = headers.get(":exception-type")
-    elif kind == "error":
-        return "error"
-    else:
-        name = headers.get(":event-type")
-    return name if isinstance(name, str) else None
