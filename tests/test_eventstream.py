@@ -4,6 +4,7 @@ botocore's own decoder as the reference."""
 
 from __future__ import annotations
 
+import gzip
 import uuid
 import zlib
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from app.domain.timeline import TimelineBuilder
 
 from .dialects.common import DIALECT_CAPTURES
 from .eventstream_frames import frame
+from .helpers import timeline
 
 TOOL_USE = (DIALECT_CAPTURES / "bedrock-converse-claude-3-sonnet-tool-use.eventstream").read_bytes()
 TEXT = (DIALECT_CAPTURES / "bedrock-converse-nova-micro-text.eventstream").read_bytes()
@@ -136,6 +138,23 @@ def test_every_split_point_of_a_real_capture_gives_the_same_frames():
     expected = plain(decode(TOOL_USE))
     for cut in range(1, len(TOOL_USE)):
         assert plain(decode(TOOL_USE[:cut], TOOL_USE[cut:])) == expected, f"split at {cut}"
+
+
+def body_timeline(*pieces: bytes) -> list[dict]:
+    """The whole pipeline a live run uses: reads through BodyFeeder into the Bedrock timeline."""
+    builder = TimelineBuilder(Source(), split_on_done=False)
+    feeder = BodyFeeder(builder, EVENTSTREAM_TYPE)
+    for piece in pieces:
+        feeder.feed(piece)
+    (stream,) = feeder.close()
+    return timeline(stream)
+
+
+def test_every_split_point_gives_the_same_timeline():
+    expected = body_timeline(TOOL_USE)
+    assert len(expected[0]["events"]) == 29 and len(expected[0]["raw"]) == 25
+    for cut in range(1, len(TOOL_USE)):
+        assert body_timeline(TOOL_USE[:cut], TOOL_USE[cut:]) == expected, f"split at {cut}"
 
 
 def test_byte_by_byte_gives_the_same_frames():
@@ -264,6 +283,7 @@ def test_an_eventstream_file_is_detected_and_read():
     assert len(stream.raw) == 25 and not stream.diagnostics
     assert stream.dialect == "bedrock-converse"
     assert is_eventstream(TOOL_USE[:12]) and not is_eventstream(flip(TOOL_USE, 3)[:12])
+    assert read_capture(gzip.compress(TOOL_USE)).format == "eventstream"
 
 
 def test_other_binary_data_is_still_refused_as_binary():
