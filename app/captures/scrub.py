@@ -23,6 +23,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import orjson
 
+from .eventstream import reframe
+
 REDACTED = "[redacted]"
 SECRET_HEADERS = frozenset(
     {
@@ -66,6 +68,8 @@ def scrub(data: bytes, fmt: str | None) -> tuple[bytes, Redactions]:
     redactions = Redactions()
     if fmt == "har":
         data = scrub_har(data, redactions)
+    if fmt == "eventstream":  # frames are written again with their new lengths and CRCs
+        return reframe(data, lambda piece: sweep(piece, redactions)), redactions
     return sweep(data, redactions), redactions
 
 

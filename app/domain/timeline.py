@@ -80,7 +80,11 @@ class TimelineBuilder:
         self.stream.raw.append(raw)
         return True
 
-    def data(self, raw: RawEvent, payload: bytes | str, data_offset: int = 0) -> None:
+    def data(
+        self, raw: RawEvent, payload: bytes | str, data_offset: int = 0, *, split_lines: bool = True
+    ) -> None:
+        """One event's payload. ``split_lines`` is false for payloads that cannot hold SSE lines
+        (a binary frame's), which are never split at newlines."""
         if (
             self.split_on_done
             and self.interpreter.done
@@ -95,7 +99,7 @@ class TimelineBuilder:
                 "info",
                 f"data after [DONE] (line {raw.line}): read as stream {previous.index + 2}",
             )
-        if b"\n" in payload and raw.kind == "event":
+        if split_lines and b"\n" in payload and raw.kind == "event":
             lines = _separate_lines(payload)
             if lines is not None:
                 self._split_event(raw, lines)

@@ -16,13 +16,24 @@ from ..interpret import PayloadInterpreter
 from ..stream import Stream
 from .anthropic import ANTHROPIC
 from .base import Dialect
+from .bedrock import BEDROCK
 from .chat import CHAT
+from .cohere import COHERE
 from .completions import COMPLETIONS
 from .gemini import GEMINI
 from .ollama import OLLAMA
 from .responses import RESPONSES
 
-DIALECTS: tuple[Dialect, ...] = (ANTHROPIC, RESPONSES, GEMINI, OLLAMA, COMPLETIONS, CHAT)
+DIALECTS: tuple[Dialect, ...] = (
+    ANTHROPIC,
+    RESPONSES,
+    COHERE,
+    BEDROCK,
+    GEMINI,
+    OLLAMA,
+    COMPLETIONS,
+    CHAT,
+)
 NAMES: tuple[str, ...] = tuple(d.name for d in DIALECTS)
 _BY_NAME = {d.name: d for d in DIALECTS}
 
