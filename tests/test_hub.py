@@ -67,3 +67,33 @@ def test_deleting_the_recording_while_it_streams_stops_the_run_and_ends_it(store
     end = messages(run)[-1]
     assert end["type"] == "end" and "deleted" in end["error"]
     assert store.get(run.capture_id) is None  # nothing brought it back
+
+
+def peak_memory(store, cap: int, input_bytes: int) -> tuple[int, LiveRun, Upstream]:
+    """Feed ``input_bytes`` of a fast stream in 16 KiB reads (reads keep coming after the stop,
+    as they do while the socket shuts); the traced peak while the run holds it."""
+    import tracemalloc
+
+    read = b"".join(sse(f"token{i} ") for i in range(150))[: 16 * 1024]
+    reads = input_bytes // len(read)
+    tracemalloc.start()
+    try:
+        run, upstream = new_run(store, max_bytes=cap)
+        for i in range(reads):
+            run.read(float(i), read)
+        run.end(float(reads), *(upstream.stops[0] if upstream.stops else ("done", None)))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak, run, upstream
+
+
+def test_a_run_past_its_cap_is_stopped_and_memory_follows_the_cap_not_the_input(store):
+    cap = 1_000_000
+    small, run, upstream = peak_memory(store, cap, 4 * cap)
+    assert upstream.stops[0][0] == "too_large" and "STREAMSCOPE_MAX_LIVE_MB" in upstream.stops[0][1]
+    assert run.finished and run.end_reason == "too_large"
+    assert cap < run.size < cap + 64 * 1024  # stopped at the read that crossed it
+    large, _, _ = peak_memory(store, cap, 16 * cap)
+    assert large < 1.2 * small, (small, large)  # four times the input, the same memory
+    assert small < 12 * cap, small

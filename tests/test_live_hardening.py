@@ -297,3 +297,40 @@ def test_deleting_a_live_recording_ends_it_for_every_viewer_and_its_threads(serv
         assert time.monotonic() < deadline, (threads_of(server), baseline)
         time.sleep(0.1)
     assert request(server, "GET", f"/api/captures/{info['capture']}")[0] == 404
+
+
+def test_record_command_redacts_keys_echoed_across_reads(tmp_path, fake):
+    import subprocess
+    import sys
+
+    from .live_server import ROOT
+
+    out = tmp_path / "echo.timed.jsonl"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app.cli",
+            "record",
+            "--base-url",
+            fake.url,
+            "--model",
+            "echo-split",
+            "--api-key-env",
+            "RECORD_KEY",
+            "-o",
+            str(out),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "RECORD_KEY": TYPED_KEY},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "key [redacted] and [redacted] seen" in result.stdout  # the text, as it streamed
+    recorded = out.read_bytes()
+    assert read_capture(recorded).streams[0].end_reason == "done"
+    for secret in (TYPED_KEY, FOREIGN_KEY):
+        for piece in (secret[: len(secret) // 2], secret[len(secret) // 2 :]):
+            assert piece.encode() not in recorded and piece not in result.stdout
