@@ -334,3 +334,29 @@ def test_record_command_redacts_keys_echoed_across_reads(tmp_path, fake):
     for secret in (TYPED_KEY, FOREIGN_KEY):
         for piece in (secret[: len(secret) // 2], secret[len(secret) // 2 :]):
             assert piece.encode() not in recorded and piece not in result.stdout
+
+
+def test_a_run_whose_sink_fails_still_ends(fake):
+    from app.live.policy import Policy
+    from app.live.upstream import RunRequest, UpstreamRun
+
+    class FailingSink:
+        def __init__(self) -> None:
+            self.ends: list[tuple[str, str | None]] = []
+
+        def status(self, state: str, message: str) -> None:
+            pass
+
+        def response(self, t: float, status: int, content_type: str) -> None:
+            pass
+
+        def read(self, t: float, data: bytes) -> None:
+            raise RuntimeError("a bug in the sink")
+
+        def end(self, t: float, reason: str, error: str | None) -> None:
+            self.ends.append((reason, error))
+
+    sink = FailingSink()
+    body = {"model": "slow:3", "messages": [], "stream": True}
+    UpstreamRun(RunRequest(base_url=fake.url, body=body), sink, Policy(public=False)).run()
+    assert sink.ends == [("error", "the server failed during the run; it has been logged")]

@@ -46,7 +46,7 @@ def test_a_secret_echoed_across_two_reads_is_redacted_at_every_split_point(secre
         out = streamed(Redactor([CREDENTIAL]), [text[:cut], text[cut:]])
         assert secret.encode() not in out, cut
         assert secret.encode()[-12:] not in out and secret.encode()[:14] not in out, cut
-        assert out == Redactor([CREDENTIAL]).bytes(text), cut
+        assert out == Redactor([CREDENTIAL]).whole(text), cut
 
 
 def test_a_secret_in_one_byte_reads_is_redacted():
@@ -140,6 +140,6 @@ def test_streamed_redaction_equals_redacting_the_whole_and_lets_no_secret_out(pa
     data = b"".join(parts)
     credentials = [CREDENTIAL, "header-value-secret-42"]
     out = streamed(Redactor(credentials), split_at(data, cuts))
-    assert out == Redactor(credentials).bytes(data)
+    assert out == Redactor(credentials).whole(data)
     for secret in (CREDENTIAL, FOREIGN, "header-value-secret-42", "sk-ant-api03-abcdefghijklmnop"):
         assert secret.encode() not in out

@@ -30,7 +30,7 @@ def public_source(url: str, redactor: Redactor) -> dict[str, Any]:
 
 
 def clean_body(body: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
-    return orjson.loads(redactor.bytes(orjson.dumps(body)))
+    return orjson.loads(redactor.whole(orjson.dumps(body)))
 
 
 class Recorder:

@@ -6,7 +6,7 @@ on its own would miss a key that the upstream echoes across two reads, so ``feed
 the end of a read when, and only when, it could be the start of a secret: a proper prefix of a
 credential, or a piece that a key pattern could still match once more bytes come. Everything
 else goes out at once, so ordinary text is not delayed; ``flush`` gives back what is held,
-redacted, when the stream ends. ``text`` and ``bytes`` redact a whole value at once.
+redacted, when the stream ends. ``text`` and ``whole`` redact a whole value at once.
 """
 
 from __future__ import annotations
@@ -108,11 +108,11 @@ class Redactor:
         self._max_hold = MAX_HOLD + max((len(s) for s in self._secrets), default=0)
 
     # ------------------------------------------------------------------ whole values
-    def bytes(self, data: bytes) -> bytes:
+    def whole(self, data: bytes) -> bytes:
         return sweep(self._credentials(data), self.redactions)
 
     def text(self, value: str) -> str:
-        return self.bytes(value.encode()).decode(errors="replace")
+        return self.whole(value.encode()).decode(errors="replace")
 
     # ------------------------------------------------------------------ a stream of reads
     def feed(self, data: bytes) -> bytes:
