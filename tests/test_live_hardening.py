@@ -360,3 +360,33 @@ def test_a_run_whose_sink_fails_still_ends(fake):
     body = {"model": "slow:3", "messages": [], "stream": True}
     UpstreamRun(RunRequest(base_url=fake.url, body=body), sink, Policy(public=False)).run()
     assert sink.ends == [("error", "the server failed during the run; it has been logged")]
+
+
+def test_sixty_four_dripping_model_lists_leave_gunicorn_answering(tmp_path, fake):
+    env = {"STREAMSCOPE_MODELS_TIMEOUT": "5"}
+    production = LiveServer(
+        tmp_path / "production", extra_args=["--production", "--threads", "16"], env=env
+    ).start()
+    try:
+        before = len([r for r in fake.requests if "/drip/" in r["path"]])
+        results: list[int] = []
+
+        def one() -> None:
+            try:
+                results.append(models(production, fake.url + "/drip")[0])
+            except OSError:
+                results.append(0)
+
+        threads = [threading.Thread(target=one) for _ in range(64)]
+        for thread in threads:
+            thread.start()
+        time.sleep(1.0)  # the lists are in flight (4 of them dripping, the rest answered busy)
+        assert request(production, "GET", "/healthz", timeout=10)[0] == 200
+        assert request(production, "GET", "/", timeout=10)[0] == 200
+        for thread in threads:
+            thread.join(30)
+        assert sorted(set(results)) == [400, 503], results
+        assert results.count(400) <= 4  # the limit's default; the rest were busy at once
+        assert len([r for r in fake.requests if "/drip/" in r["path"]]) - before <= 4
+    finally:
+        production.stop()
