@@ -11,6 +11,7 @@ import socket
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,21 +40,27 @@ def read_answer(sock: socket.socket) -> Answer:
     return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, body)
 
 
-def exchange(port: int, request: bytes, body: bytes = b"", timeout: float = 30) -> Answer:
-    """Send ``request`` (and ``body``, from a thread: the server may answer before it has read
-    all of it) and read the answer."""
+def exchange(
+    port: int, request: bytes, body: bytes | Iterable[bytes] = b"", timeout: float = 30
+) -> Answer:
+    """Send ``request`` and ``body`` and read the answer. A large body (or one given in
+    pieces) is sent from a thread: the server may answer before it has read all of it."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        if isinstance(body, bytes) and len(body) <= 64 * 1024:
+            request, body = request + body, b""
         sock.sendall(request)
-        sender = threading.Thread(target=_send_quietly, args=(sock, body), daemon=True)
+        pieces = [body] if isinstance(body, bytes) else body
+        sender = threading.Thread(target=_send_quietly, args=(sock, pieces), daemon=True)
         sender.start()
         answer = read_answer(sock)
         sender.join(timeout)
         return answer
 
 
-def _send_quietly(sock: socket.socket, data: bytes) -> None:
+def _send_quietly(sock: socket.socket, pieces: Iterable[bytes]) -> None:
     with contextlib.suppress(OSError):
-        sock.sendall(data)
+        for piece in pieces:
+            sock.sendall(piece)
 
 
 def chunked(data: bytes, piece: int = 64 * 1024) -> bytes:

@@ -5,6 +5,7 @@ counters that refuse work past a capacity."""
 from __future__ import annotations
 
 import threading
+import tracemalloc
 
 import orjson
 import pytest
@@ -127,9 +128,12 @@ def test_the_documentation_form_skips_a_value_over_the_cap_even_across_lines():
 
 
 def test_a_timed_capture_skips_a_record_over_the_cap():
+    # The read itself (about 850 bytes) is under the cap; its record, where every quote is
+    # escaped twice, is not: the record is skipped before it is parsed.
+    quotes = orjson.dumps({"choices": [{"index": 0, "delta": {"content": '"' * 400}}]})
     reads = [
         read_line(1.0, b"data: " + CHUNK + b"\n\n"),
-        read_line(2.0, b"data: " + LONG + b"\n\n"),
+        read_line(2.0, b"data: " + quotes + b"\n\n"),
     ]
     data = header_line(created="2026-01-01T00:00:00Z") + b"".join(reads)
     capture = read_capture(data, "timed", LIMITS)
@@ -194,3 +198,19 @@ def test_a_body_may_take_the_grace_time_plus_a_second_per_min_rate():
     assert rules.deadline(100.0, 0) == 110.0
     assert rules.deadline(100.0, 640 * 1024) == 120.0
     assert "STREAMSCOPE_BODY_TIMEOUT" in rules.too_slow()
+
+
+def test_a_payload_that_is_not_a_chunk_is_kept_as_its_text_not_parsed():
+    # Parsed, a line of empty objects costs about 30 times its size; kept for the life of the
+    # capture, a 50 MB upload held 1.5 GB. The payload keeps its JSON text instead.
+    line = b'{"x":[' + b"{}," * 70_000 + b"{}]}"  # 210 KB
+    data = (line + b"\n") * 10
+    tracemalloc.start()
+    try:
+        capture = read_capture(data, "jsonl", Limits())
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held < 3 * len(data), f"{held / len(data):.1f} times the capture held"
+    (first, *_) = [e for e in capture.streams[0].events if e.kind == "payload"]
+    assert orjson.loads(orjson.dumps(first.to_json()))["value"] == orjson.loads(line)

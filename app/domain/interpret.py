@@ -62,6 +62,7 @@ class Interpreter:
                 "warning",
                 "data after [DONE]: the server kept sending after saying it was done",
             )
+        text: bytes | str | None = data  # exact JSON, while orjson reads it as it is
         try:
             value = orjson.loads(data)
         except orjson.JSONDecodeError:
@@ -69,7 +70,7 @@ class Interpreter:
                 self.done = True
                 self.add(Done(), raw)
                 return
-            value = self._decode_slow(raw, data, data_offset)
+            value, text = self._decode_slow(raw, data, data_offset), None
             if value is _UNREADABLE:
                 return
         else:
@@ -81,14 +82,12 @@ class Interpreter:
             if not (isinstance(value, dict) and "choices" in value):
                 return
         if isinstance(value, dict):
-            self._object(raw, value)
+            self._object(raw, value, text)
         else:
             kind = type(value).__name__
+            summary = f"a JSON {kind}, not a chunk"
             self.add(
-                Payload(
-                    category="not_an_object", summary=f"a JSON {kind}, not a chunk", value=value
-                ),
-                raw,
+                Payload(category="not_an_object", summary=summary, value=_kept(value, text)), raw
             )
 
     def comment(self, raw: RawEvent, text: str) -> None:
@@ -162,7 +161,7 @@ class Interpreter:
             message, code = str(error), None
         self.add(StreamError(message=message, code=code, error=error, event=raw.event), raw)
 
-    def _object(self, raw: RawEvent, value: dict[str, Any]) -> None:
+    def _object(self, raw: RawEvent, value: dict[str, Any], text: bytes | str | None) -> None:
         kind = value.get("object")
         is_chunk = "choices" in value or kind == "chat.completion.chunk"
         special = (
@@ -172,7 +171,7 @@ class Interpreter:
         )
         if special:
             category, summary = classify(value)
-            self.add(Payload(category=category, summary=summary, value=value), raw)
+            self.add(Payload(category=category, summary=summary, value=_kept(value, text)), raw)
         if is_chunk:
             self._chunk(raw, value, extras=not special)
 
@@ -287,3 +286,11 @@ class _Unreadable:
 
 _UNREADABLE = _Unreadable()
 _UNSET = object()
+
+
+def _kept(value: Any, text: bytes | str | None) -> Any:
+    """What a ``Payload`` keeps of its value: the JSON text it came as (an ``orjson.Fragment``,
+    written back as it was) when that text is exact JSON, else the value. Parsed, a payload
+    of small objects costs up to 30 times its text; kept for the life of the capture, that
+    would let a 50 MB upload hold 1.5 GB (docs/security.md, "What one client can cost")."""
+    return orjson.Fragment(text) if text is not None else value
