@@ -79,7 +79,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "allowed_hosts",
         "",
-        "Host names (name or name:port, comma-separated; * for any) served besides loopback",
+        "Host names this server answers besides its own address (name or name:port,"
+        " comma-separated; * for any)",
     ),
     Setting(
         "work_capacity",
@@ -88,12 +89,24 @@ SETTINGS: tuple[Setting, ...] = (
         " minus thread_reserve)",
     ),
     Setting(
-        "thread_reserve", 8, "production: threads kept for requests without a body (pages, probes)"
+        "thread_reserve",
+        8,
+        "production: threads kept for requests without a body (pages, /healthz)",
     ),
-    Setting("max_receiving", 16, "request bodies being received at once; more wait, then busy"),
-    Setting("body_timeout", 10.0, "seconds a request body may take, plus 1 s per body_min_rate_kb"),
-    Setting("body_min_rate_kb", 64, "KB/s a request body must average after body_timeout"),
-    Setting("header_timeout", 10.0, "production: seconds a client may take to send its headers"),
+    Setting(
+        "max_receiving",
+        16,
+        "request bodies received at once (a quarter per address); more wait 5 s, then 503",
+    ),
+    Setting(
+        "body_timeout",
+        10.0,
+        "seconds a request body may take, plus 1 s per body_min_rate_kb KB received; else 408",
+    ),
+    Setting("body_min_rate_kb", 64, "KB/s a request body must keep up after body_timeout"),
+    Setting(
+        "header_timeout", 10.0, "production: seconds a client may take to send its request head"
+    ),
 )
 DEFAULTS = {s.name: s.default for s in SETTINGS}
 
