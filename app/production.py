@@ -19,23 +19,19 @@ from __future__ import annotations
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
-from gunicorn.http.body import ChunkedReader, LengthReader
-from gunicorn.util import close_graceful
 from gunicorn.workers.gthread import ThreadWorker
 
 from . import create_app
-from .request_head import HeadReader
+from .connections import HeadReader, body_unread, linger
 from .threadpool import ElasticThreadPool
 from .web import config as config_module
 from .web import logs
-
-LINGER = 1.0  # seconds a closing connection's late bytes are read, so the answer is not reset
 
 
 class ElasticThreadWorker(ThreadWorker):
     """gthread, with a pool whose idle threads end (threadpool.py): after a class has left,
     the worker goes back to a few threads instead of keeping one per former viewer. And a
-    request's head is gathered without blocking (request_head.py): gthread's own ``handle``
+    request's head is gathered without blocking (connections.py): gthread's own ``handle``
     blocks a pool thread on reading the headers of any connection that has sent one byte."""
 
     idle_timeout = 10.0  # STREAMSCOPE_THREAD_IDLE_S, set before gunicorn forks the workers
@@ -51,35 +47,16 @@ class ElasticThreadWorker(ThreadWorker):
                 return outcome  # wait for more on the poller, or close
         outcome = super().handle(conn)
         if outcome is False:
-            # gthread closes "gracefully" on its main loop: it reads what the client still
-            # sends for up to 2 s, and every connection of the worker waits meanwhile. Do
-            # it here, on this connection's own thread, for a shorter while.
-            close_graceful(conn.sock, timeout=LINGER)
+            linger(conn.sock)  # here, not on the worker's main loop (connections.py)
         return outcome
 
     def _keepalive_after(self, conn: Any, keepalive: bool) -> bool:
-        """gthread drains a body the app left unread before keeping a connection alive, in
-        reads of 1 KiB whose timeout restarts with every byte: a client that sends a byte a
-        second after an early answer (a 413, a 503) holds a thread for minutes. Such a
-        connection is closed instead (the app reads every body it takes: web/bodies.py)."""
+        """Close a connection whose body the app left unread, rather than let gthread drain
+        it at the client's pace (connections.py; the app reads every body it takes:
+        web/bodies.py)."""
         if keepalive and body_unread(conn):
             return False
         return bool(super()._keepalive_after(conn, keepalive))
-
-
-def body_unread(conn: Any) -> bool:
-    """Whether the current request's body is not read to its end (gunicorn's body readers)."""
-    body = getattr(getattr(conn.parser, "mesg", None), "body", None)
-    if body is None:
-        return False
-    reader = body.reader
-    if body.buf.tell() or (getattr(reader, "buf", None) and reader.buf.tell()):
-        return True
-    if isinstance(reader, LengthReader):
-        return reader.length > 0
-    if isinstance(reader, ChunkedReader):
-        return reader.parser is not None
-    return not getattr(reader, "finished", True)
 
 
 class StreamscopeServer(BaseApplication):

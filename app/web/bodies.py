@@ -64,7 +64,7 @@ class BodyRules:
         )
 
 
-@dataclass
+@dataclass(eq=False)
 class Reception:
     """One body being received: what the watch needs to cut it off when it falls behind."""
 
@@ -75,35 +75,39 @@ class Reception:
 
 
 class Watch:
-    """One thread for all receptions: every ``WATCH_INTERVAL`` it cuts off the late ones."""
+    """One thread for all receptions: every ``WATCH_INTERVAL`` it cuts off the late ones. It
+    runs while there are receptions, and ends when there are none."""
 
     def __init__(self, rules: BodyRules) -> None:
         self.rules = rules
-        self._by_id: dict[int, Reception] = {}
+        self._receptions: set[Reception] = set()
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
+        self._running = False
 
     @contextlib.contextmanager
     def watching(self, reception: Reception) -> Iterator[Reception]:
         with self._lock:
-            self._by_id[id(reception)] = reception
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="body-watch", daemon=True)
-                self._thread.start()
+            self._receptions.add(reception)
+            if not self._running:
+                self._running = True
+                threading.Thread(target=self._run, name="body-watch", daemon=True).start()
         try:
             yield reception
         finally:
             with self._lock:
-                self._by_id.pop(id(reception), None)
+                self._receptions.discard(reception)
 
     def _run(self) -> None:
         while True:
             time.sleep(WATCH_INTERVAL)
             now = time.monotonic()
             with self._lock:
+                if not self._receptions:
+                    self._running = False
+                    return
                 late = [
                     r
-                    for r in self._by_id.values()
+                    for r in self._receptions
                     if not r.late and now > self.rules.deadline(r.started, r.received)
                 ]
                 for reception in late:
@@ -142,7 +146,7 @@ class Turns:
                 self._free.notify_all()
 
     def _has_room(self, client: str) -> bool:
-        return self.active < self.capacity and self._by_client[client] < self.per_client
+        return self.active < self.capacity and self._by_client.get(client, 0) < self.per_client
 
 
 def _declared_length(environ: dict[str, Any]) -> int | None:

@@ -1,5 +1,7 @@
-"""Gathering a request's head (request line and headers) without holding a thread.
+"""What the production worker (``production.py``) does with a connection around its request,
+where gunicorn's gthread worker would hold a thread at the client's pace, or its main loop.
 
+**Gathering a request's head (request line and headers) without holding a thread.**
 gunicorn's gthread worker hands a connection to a pool thread as soon as it is readable, and
 that thread then blocks in the HTTP parser until the whole head has come: a client that sends
 one byte, then the rest slowly, holds a thread for as long as it likes, and 70 of them take
@@ -17,16 +19,32 @@ thread instead, reads what has arrived without blocking, and keeps it on the con
 
 A kept-alive connection's next request is gathered the same way (with whatever the parser
 had already read ahead).
+
+**Closing instead of draining** (``body_unread``): gthread drains a body the app left unread
+(it answered early: a 413, a 503) before keeping the connection alive, in reads of 1 KiB whose
+timeout restarts with every byte, so a client sending a byte a second holds a thread for
+minutes. Such a connection is closed instead.
+
+**Lingering on the connection's own thread** (``linger``): gthread closes a connection
+"gracefully" on its main loop, reading what the client still sends for up to 2 s while every
+other connection of the worker waits. ``linger`` does that reading first, on the connection's
+thread and for a shorter while, and shuts the socket down, so the main loop's close finds
+nothing left to read. (The socket is never closed here: gthread closes it, and counts it.)
 """
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import time
 from typing import Any
 
+from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers.gthread import _DEFER
 
 HEAD_ENDS = (b"\r\n\r\n", b"\n\n")
+LINGER = 1.0  # seconds a closing connection's late bytes are read, so the answer is not reset
+LINGER_BYTES = 64 * 1024
 
 
 class HeadReader:
@@ -57,7 +75,7 @@ class HeadReader:
             return True
         if closed or len(head) > self.largest or time.monotonic() > conn.streamscope_head_deadline:
             conn.streamscope_head = None
-            conn.sock.close()  # at once: no answer is owed, and no lingering on the main loop
+            shut(conn.sock)  # no answer is owed: nothing to linger for
             return False
         return _DEFER
 
@@ -80,3 +98,39 @@ class HeadReader:
             return True
         finally:
             sock.setblocking(True)
+
+
+def body_unread(conn: Any) -> bool:
+    """Whether the current request's body is not read to its end (gunicorn's body readers)."""
+    body = getattr(getattr(conn.parser, "mesg", None), "body", None)
+    if body is None:
+        return False
+    reader = body.reader
+    if body.buf.tell() or (getattr(reader, "buf", None) and reader.buf.tell()):
+        return True
+    if isinstance(reader, LengthReader):
+        return bool(reader.length > 0)
+    if isinstance(reader, ChunkedReader):
+        return reader.parser is not None
+    return not getattr(reader, "finished", True)
+
+
+def linger(sock: socket.socket, timeout: float = LINGER) -> None:
+    """Send our FIN, read what the client still sends (up to ``timeout`` s and
+    ``LINGER_BYTES``, so the kernel does not answer it with a reset that could destroy our
+    answer), then shut the socket down. gthread's own close then returns at once."""
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_WR)
+        deadline, drained = time.monotonic() + timeout, 0
+        while drained < LINGER_BYTES and (left := deadline - time.monotonic()) > 0:
+            sock.settimeout(left)
+            data = sock.recv(4096)
+            if not data:
+                break
+            drained += len(data)
+    shut(sock)
+
+
+def shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
