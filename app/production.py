@@ -2,9 +2,12 @@
 threads end (``threadpool.py``).
 
 Each websocket holds one thread for its whole life, so gunicorn's sync worker (one request at a
-time) must never serve it. The app admits at most ``threads - reserve`` websockets per worker
-and answers the next with 503 (``web/admission.py``), so some threads always remain for pages,
-the API and the 503 answers themselves, and a full server says so instead of hanging.
+time) must never serve it. Slow work (websockets, and every request with a body) is admitted
+up to ``threads - thread_reserve`` at once per worker and the next is answered 503
+(``web/workload.py``), so the reserve always serves pages, probes, downloads and the 503
+answers themselves, and a full server says so instead of hanging. A request's headers are read
+without holding a thread (``ElasticThreadWorker.handle``), so clients that send their headers
+slowly cannot take the threads either (docs/security.md, "Threads").
 
 Live runs live in the worker that started them. With several workers, a share link opened on
 another worker replays the recording as stored so far; run one worker (many threads) to have
@@ -20,21 +23,41 @@ from gunicorn.glogging import Logger
 from gunicorn.workers.gthread import ThreadWorker
 
 from . import create_app
+from .connections import HeadReader, body_unread, linger
 from .threadpool import ElasticThreadPool
 from .web import config as config_module
 from .web import logs
 
-RESERVE = 8  # threads kept for plain HTTP (and 503 answers) when websockets fill the rest
-
 
 class ElasticThreadWorker(ThreadWorker):
     """gthread, with a pool whose idle threads end (threadpool.py): after a class has left,
-    the worker goes back to a few threads instead of keeping one per former viewer."""
+    the worker goes back to a few threads instead of keeping one per former viewer. And a
+    request's head is gathered without blocking (connections.py): gthread's own ``handle``
+    blocks a pool thread on reading the headers of any connection that has sent one byte."""
 
     idle_timeout = 10.0  # STREAMSCOPE_THREAD_IDLE_S, set before gunicorn forks the workers
+    header_timeout = 10.0  # STREAMSCOPE_HEADER_TIMEOUT, likewise
 
     def get_thread_pool(self) -> ElasticThreadPool:
         return ElasticThreadPool(self.cfg.threads, self.idle_timeout, name="conn")
+
+    def handle(self, conn: Any) -> Any:
+        if not self.cfg.is_ssl and not conn.is_http2 and self.cfg.http2_cleartext == "off":
+            outcome = HeadReader(self.cfg, self.header_timeout).gather(conn)
+            if outcome is not True:
+                return outcome  # wait for more on the poller, or close
+        outcome = super().handle(conn)
+        if outcome is False:
+            linger(conn.sock)  # here, not on the worker's main loop (connections.py)
+        return outcome
+
+    def _keepalive_after(self, conn: Any, keepalive: bool) -> bool:
+        """Close a connection whose body the app left unread, rather than let gthread drain
+        it at the client's pace (connections.py; the app reads every body it takes:
+        web/bodies.py)."""
+        if keepalive and body_unread(conn):
+            return False
+        return bool(super()._keepalive_after(conn, keepalive))
 
 
 class FilteredLogger(Logger):
@@ -65,9 +88,14 @@ class StreamscopeServer(BaseApplication):
 
 def serve_production(overrides: dict[str, Any], workers: int, threads: int) -> int:
     settings = config_module.load(overrides)
-    capacity = max(1, threads - RESERVE)
+    capacity = max(1, threads - settings["thread_reserve"])
     ElasticThreadWorker.idle_timeout = settings["thread_idle_s"]
-    overrides = {**overrides, "ws_capacity": min(settings["ws_capacity"], capacity)}
+    ElasticThreadWorker.header_timeout = settings["header_timeout"]
+    overrides = {
+        **overrides,
+        "ws_capacity": min(settings["ws_capacity"], capacity),
+        "work_capacity": min(settings["work_capacity"], capacity),
+    }
     options = {
         "bind": f"{settings['host']}:{settings['port']}",
         "workers": workers,

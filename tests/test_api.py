@@ -221,7 +221,7 @@ def test_bad_uploads_get_clear_errors_and_nothing_is_stored(server):
     assert status == 400
     bomb = gzip.compress(b"data: " + b"a" * (300 * 1024 * 1024))
     status, answer = upload(server, bomb)
-    assert status == 400 and answer["error"]["code"] == "too_large_decompressed"
+    assert status == 413 and answer["error"]["code"] == "too_large_decompressed"
     status, answer = upload(server, gzip.compress(corpus("openai-gpt4o-tool-single.sse")))
     assert status == 201 and answer["compression"] == "gzip"
 
@@ -460,36 +460,3 @@ def test_busy_when_all_import_slots_are_taken(tmp_path, monkeypatch):
         )
     assert imported.record.id
     store.close()
-
-
-def test_a_busy_answer_reaches_a_client_still_sending_its_body(tmp_path):
-    # The only import slot is held by an upload whose body is still arriving. A second upload
-    # of 10 MB gets a clean "busy" answer: the server throws its body away as it comes (rather
-    # than closing on a client that is still sending, which would reset the connection and lose
-    # the answer), and the first upload still completes whole afterwards. Under gunicorn, which
-    # closes a connection whose body was left unread.
-    live = LiveServer(
-        tmp_path / "data",
-        extra_args=["--production", "--threads", "16"],
-        env={"STREAMSCOPE_MAX_CONCURRENT_IMPORTS": "1", "STREAMSCOPE_MAX_UPLOAD_MB": "16"},
-    ).start()
-    data = corpus("openai-gpt4o-length.sse")
-    try:
-        slow = http.client.HTTPConnection("127.0.0.1", live.port, timeout=30)
-        slow.putrequest("POST", "/api/captures")
-        slow.putheader("Content-Type", "text/event-stream")
-        slow.putheader("Content-Length", str(len(data)))
-        slow.endheaders()
-        slow.send(data[:10])  # the server is now reading this body, in the slot
-        time.sleep(0.5)
-        big = b"data: {}\n\n" * (10 * 1024 * 1024 // 10)
-        status, answer = upload(live, big)
-        assert status == 503 and answer["error"]["code"] == "busy", answer
-        slow.send(data[10:])
-        done = slow.getresponse()
-        answer = json.loads(done.read())
-        assert done.status == 201, answer
-        assert request(live, "GET", f"/api/captures/{answer['id']}/raw")[2] == data
-        slow.close()
-    finally:
-        live.stop()

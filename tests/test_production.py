@@ -155,7 +155,11 @@ def worker_threads(server) -> int:
 
 def test_worker_threads_return_to_the_baseline_after_viewers_leave(tmp_path):
     # gunicorn's own pool keeps every thread it ever started; ours ends idle ones.
-    env = {"STREAMSCOPE_THREAD_IDLE_S": "0.5", "STREAMSCOPE_WS_RATE": "1000"}
+    env = {
+        "STREAMSCOPE_THREAD_IDLE_S": "0.5",
+        "STREAMSCOPE_WS_RATE": "1000",
+        "STREAMSCOPE_WS_PER_CLIENT": "100",  # every viewer here comes from 127.0.0.1
+    }
     live = LiveServer(
         tmp_path / "data", extra_args=["--production", "--threads", "48"], env=env
     ).start()

@@ -14,7 +14,7 @@ import re
 from ..domain.events import RawEvent
 from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
-from .model import Limits
+from .model import Limits, long_line
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
 _BRACKETS = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"?|[\[\]{}]')
@@ -52,7 +52,9 @@ def looks_like_docs(text: bytes) -> bool:
 class _DocsReader:
     def __init__(self, data: bytes, limits: Limits, origin: str) -> None:
         self.builder = TimelineBuilder(Source(data), origin=origin, max_events=limits.max_events)
+        self.max_line = limits.max_line
         self.block: list[bytes] = []
+        self.block_size = 0  # over max_line: the value is skipped (its pieces dropped)
         self.block_start = (0, 0, 0)  # line, byte, data offset
         self.depth = 0
         self.prose: list[int] | None = None  # first line, first byte, end byte, line count
@@ -66,14 +68,14 @@ class _DocsReader:
             self.line(text, line_no, pos)
             line_no += 1
             pos += len(text)
-        if self.block:
+        if self.block_size:
             self.emit(pos)
         self.flush_prose()
         return self.builder.close()
 
     def line(self, text: bytes, line_no: int, pos: int) -> None:
-        if self.block:
-            self.block.append(text)
+        if self.block_size:
+            self.add(text)
             self.depth += depth_change(text)
             if self.depth <= 0:
                 self.emit(pos + len(text))
@@ -82,7 +84,7 @@ class _DocsReader:
         if stripped.startswith(b"data:"):
             self.flush_prose()
             value = stripped[5:].strip()
-            self.block = [value + b"\n"]
+            self.add(value + b"\n")
             self.block_start = (line_no, pos, pos + text.find(value[:1]) if value else pos)
             self.depth = depth_change(value)
             if self.depth <= 0:
@@ -103,11 +105,20 @@ class _DocsReader:
             self.prose[2] = pos + len(text)
             self.prose[3] += 1
 
+    def add(self, text: bytes) -> None:
+        self.block_size += len(text)
+        if self.block_size <= self.max_line:
+            self.block.append(text)
+        else:
+            self.block = []
+
     def emit(self, end: int) -> None:
         line_no, pos, data_offset = self.block_start
-        payload = b"".join(self.block).strip()
-        self.block = []
-        self.depth = 0
+        size, payload = self.block_size, b"".join(self.block).strip()
+        self.block, self.block_size, self.depth = [], 0, 0
+        if size > self.max_line:
+            self.builder.diagnostic(long_line(size, self.max_line, line_no, pos))
+            return
         raw = RawEvent(-1, line_no, pos, end, None)
         self.builder.data(raw, payload, data_offset)
 

@@ -7,7 +7,7 @@ import re
 from ..domain.events import RawEvent
 from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
-from .model import Limits
+from .model import Limits, long_line
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
 _TOKENS = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"?|[\[\]{},]')
@@ -17,9 +17,15 @@ def read_jsonl(data: bytes, limits: Limits, origin: str = "capture") -> list[Str
     builder = TimelineBuilder(Source(data), origin=origin, max_events=limits.max_events)
     line_no, pos = 1, 0
     for match in _LINE.finditer(data):
-        text = match.group()
-        if not text:
+        if match.end() == match.start():
             break
+        if match.end() - match.start() > limits.max_line:  # never copied, never parsed
+            size = match.end() - match.start()
+            builder.diagnostic(long_line(size, limits.max_line, line_no, match.start()))
+            line_no += 1
+            pos = match.end()
+            continue
+        text = match.group()
         body = text.rstrip(b"\r\n")
         stripped = body.strip()
         if stripped:
@@ -45,7 +51,11 @@ def read_json_array(data: bytes, limits: Limits, origin: str = "capture") -> lis
     else:
         spans = split_array(data)
     for start, end in spans:
-        raw = RawEvent(-1, data.count(b"\n", 0, start) + 1, start, end, None)
+        line = data.count(b"\n", 0, start) + 1
+        if end - start > limits.max_line:
+            builder.diagnostic(long_line(end - start, limits.max_line, line, start))
+            continue
+        raw = RawEvent(-1, line, start, end, None)
         builder.data(raw, data[start:end], start)
     return builder.close()
 
@@ -55,6 +65,9 @@ def read_json_body(
 ) -> list[Stream]:
     """A non-streaming answer: the whole body is one payload."""
     builder = TimelineBuilder(source, origin=origin, max_events=limits.max_events)
+    if len(body) > limits.max_line:
+        builder.diagnostic(long_line(len(body), limits.max_line, line, byte))
+        return builder.close()
     raw = RawEvent(-1, line, byte, byte + len(body), None)
     builder.data(raw, body.strip(), byte)
     return builder.close()

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..domain.events import Diagnostic
-from ..domain.sse import DEFAULT_MAX_LINE
+from ..domain.sse import DEFAULT_MAX_LINE, line_too_long
 from ..domain.stream import Stream
 from ..domain.timeline import DEFAULT_MAX_EVENTS
 
@@ -29,6 +29,18 @@ class Limits:
     max_decompressed: int = 256 * 1024 * 1024
     max_line: int = DEFAULT_MAX_LINE
     max_events: int = DEFAULT_MAX_EVENTS
+
+
+def long_line(size: int, cap: int, line: int, byte: int) -> Diagnostic:
+    """A line (or one JSON payload) over ``Limits.max_line``: skipped unparsed, so what it
+    costs is bounded by the cap, not by the line (docs/security.md)."""
+    return Diagnostic(
+        code="line_too_long",
+        severity="error",
+        message=line_too_long(size, cap),
+        line=line,
+        byte=byte,
+    )
 
 
 @dataclass

@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,9 +29,10 @@ import orjson
 
 from ..domain.body import BodyFeeder
 from ..domain.jsontext import decode_lenient, deep_problem, too_deep
+from ..domain.sse import DEFAULT_MAX_LINE
 from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
-from .model import Capture, Limits
+from .model import Capture, Limits, long_line
 
 FORMAT_NAME = "streamscope.timed"
 FORMAT_VERSION = 1
@@ -114,10 +116,24 @@ def is_timed(first_line: bytes) -> bool:
     return isinstance(record, dict) and record.get("format") == FORMAT_NAME
 
 
-def read_records(data: bytes, capture: Capture) -> TimedRecords:
+def _lines(data: bytes) -> Iterator[tuple[int, int, int]]:
+    """(line number, start, end) of each line, without copying any."""
+    start, line_no = 0, 1
+    while start <= len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        yield line_no, start, end
+        start, line_no = end + 1, line_no + 1
+
+
+def read_records(data: bytes, capture: Capture, max_line: int = DEFAULT_MAX_LINE) -> TimedRecords:
     records = TimedRecords()
     last_t = 0.0
-    for line_no, line in enumerate(data.split(b"\n"), start=1):
+    for line_no, start, end in _lines(data):
+        if end - start > max_line:
+            capture.diagnostics.append(long_line(end - start, max_line, line_no, start))
+            continue
+        line = data[start:end]
         if not line.strip():
             continue
         record = _record(line, line_no, capture)
@@ -195,7 +211,7 @@ def _read(record: dict[str, Any], line_no: int, capture: Capture) -> tuple[float
 
 
 def read_timed(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
-    records = read_records(data, capture)
+    records = read_records(data, capture, limits.max_line)
     capture.header = records.header
     header = records.header or {}
     source = header.get("source") if isinstance(header.get("source"), dict) else {}

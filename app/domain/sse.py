@@ -22,6 +22,14 @@ _FIELDS = (b"data", b"event", b"id", b"retry")
 _LINES = re.compile(rb"([^\r\n]*)(\r\n|\r|\n)")
 
 
+def line_too_long(size: int, cap: int) -> str:
+    """The message of a ``line_too_long`` diagnostic, for every reader."""
+    return (
+        f"line of {size:,} bytes is over the {cap:,}-byte cap (on a server: "
+        "STREAMSCOPE_MAX_LINE_MB) and was skipped"
+    )
+
+
 @dataclass(slots=True)
 class SSEItem:
     """A dispatched SSE event (``data`` set) or a comment line (``comment`` set)."""
@@ -172,7 +180,7 @@ class SSEDecoder:
         self._note(
             "line_too_long",
             "error",
-            f"line of {size} bytes is over the {self.max_line}-byte cap and was skipped",
+            line_too_long(size, self.max_line),
             self._line,
             self._byte,
         )

@@ -13,10 +13,11 @@ from ..live.service import LiveService
 from ..live.upstream import Timeouts
 from ..storage import open_store
 from ..storage.factory import default_url
+from . import bodies, errors, hosts, logs, security, workload
 from . import config as config_module
-from . import errors, logs, security
 from .admission import Admission
 from .api import api
+from .bodies import Bodies, BodyRules
 from .live import live
 from .ops import ops
 from .pages import pages
@@ -50,7 +51,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = settings["max_upload_mb"] * 1024 * 1024
     app.config["SOCK_SERVER_OPTIONS"] = server_options(settings)
     app.config["SEND_FILE_MAX_AGE_DEFAULT"] = 0
-    limits = Limits(max_decompressed=settings["max_decompressed_mb"] * 1024 * 1024)
+    limits = Limits(
+        max_decompressed=settings["max_decompressed_mb"] * 1024 * 1024,
+        max_line=settings["max_line_mb"] * 1024 * 1024,
+    )
     store = open_store(settings["database_url"] or default_url(settings["data_dir"]))
     store.purge_expired()
     app.extensions["streamscope.store"] = store
@@ -66,9 +70,19 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         settings["ws_rate"],
         settings["ws_burst"],
     )
+    app.extensions["streamscope.workload"] = workload.Workload(settings["work_capacity"])
+    rules = BodyRules(
+        settings["max_upload_mb"], settings["body_timeout"], settings["body_min_rate_kb"] * 1024
+    )
+    app.extensions["streamscope.bodies"] = Bodies(rules, settings["max_receiving"])
     errors.install(app)
     logs.install(app)
+    # The order of the checks before a request is handled (docs/security.md): Host, websocket
+    # handshake and admission, slow-work capacity, then the body is received.
+    hosts.install(app)
     security.install(app)
+    workload.install(app)
+    bodies.install(app)
     app.register_blueprint(pages)
     app.register_blueprint(api)
     app.register_blueprint(live)

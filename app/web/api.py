@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request, url_for
-from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..domain.summary import diagnostic_json
 from .errors import BadRequest, Forbidden, NotFound
@@ -51,17 +49,11 @@ def _upload_bytes() -> tuple[bytes, str | None]:
     return data, request.headers.get("X-Filename")
 
 
-def _discard_body() -> None:
-    with contextlib.suppress(RequestEntityTooLarge, OSError, ValueError):
-        while request.stream.read(65536):
-            pass
-
-
 @api.post("/captures")
 def upload() -> tuple[Response, int]:
     importer: Importer = current_app.extensions["streamscope.importer"]
     arg = lambda key: request.form.get(key) or request.args.get(key)  # noqa: E731
-    with importer.slot(discard_body=_discard_body):
+    with importer.slot():  # the body is all here already (bodies.py)
         data, name = _upload_bytes()
         imported = importer.run(
             data, title=arg("title"), expires=arg("expires"), fmt=arg("format"), name=name

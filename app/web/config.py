@@ -30,7 +30,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("port", 5000, "port to listen on"),
     Setting("public", False, "treat the server as public even on loopback (network policy)"),
     Setting("max_upload_mb", 50, "largest upload accepted, in MB"),
-    Setting("max_decompressed_mb", 256, "largest decompressed gzip capture, in MB"),
+    Setting(
+        "max_decompressed_mb",
+        0,
+        "largest capture stored once gzip is undone, in MB (0: the upload cap); more get 413",
+    ),
+    Setting(
+        "max_line_mb", 8, "longest line (or JSON payload) read whole, in MB; longer is skipped"
+    ),
     Setting("max_concurrent_imports", 3, "uploads parsed at once; more wait briefly, then busy"),
     Setting("ws_max_message", 65536, "largest websocket message accepted from a page, in bytes"),
     Setting("ws_ping_interval", 25, "seconds between websocket pings"),
@@ -43,7 +50,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "thread_idle_s", 10.0, "production: seconds an idle connection thread waits before ending"
     ),
-    Setting("ws_per_client", 64, "websockets open at once from one address; more get 429"),
+    Setting(
+        "ws_per_client",
+        0,
+        "websockets open at once from one address; more get 429 (0: a quarter of the capacity)",
+    ),
     Setting(
         "ws_rate", 10.0, "new websockets per second from one address (token bucket); more get 429"
     ),
@@ -80,6 +91,37 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "max_concurrent_models", 4, "live: model lists fetched at once; more get 503 busy at once"
     ),
+    Setting(
+        "allowed_hosts",
+        "",
+        "Host names this server answers besides its own address (name or name:port,"
+        " comma-separated; * for any)",
+    ),
+    Setting(
+        "work_capacity",
+        500,
+        "websockets and requests with a body served at once; more get 503 (production: threads"
+        " minus thread_reserve)",
+    ),
+    Setting(
+        "thread_reserve",
+        8,
+        "production: threads kept for requests without a body (pages, /healthz)",
+    ),
+    Setting(
+        "max_receiving",
+        16,
+        "request bodies received at once (a quarter per address); more wait 5 s, then 503",
+    ),
+    Setting(
+        "body_timeout",
+        10.0,
+        "seconds a request body may take, plus 1 s per body_min_rate_kb KB received; else 408",
+    ),
+    Setting("body_min_rate_kb", 64, "KB/s a request body must keep up after body_timeout"),
+    Setting(
+        "header_timeout", 10.0, "production: seconds a client may take to send its request head"
+    ),
 )
 DEFAULTS = {s.name: s.default for s in SETTINGS}
 
@@ -104,7 +146,18 @@ def load(overrides: dict[str, Any] | None = None, environ: dict[str, str] | None
     for key, value in (overrides or {}).items():
         if key in settings and value is not None:
             settings[key] = value
+    _derive(settings)
     if not settings["data_dir"]:
         settings["data_dir"] = user_data_dir("streamscope", appauthor=False)
     settings["data_dir"] = str(Path(settings["data_dir"]).expanduser())
     return settings
+
+
+def _derive(settings: dict[str, Any]) -> None:
+    """Settings whose 0 means "follow another one" (docs/security.md, "What one client can
+    cost"): gzip may not store more than a plain upload could, and one address may hold at
+    most a quarter of the websocket capacity."""
+    if settings["max_decompressed_mb"] <= 0:
+        settings["max_decompressed_mb"] = settings["max_upload_mb"]
+    if settings["ws_per_client"] <= 0:
+        settings["ws_per_client"] = max(1, settings["ws_capacity"] // 4)

@@ -5,6 +5,7 @@
      ├── BadRequest             400: a request the API cannot take (with where and why)
      ├── Forbidden              403: foreign Origin, wrong delete token
      ├── PayloadTooLarge        413: an upload over the size cap
+     ├── RequestTimeout         408: a request body that arrived too slowly
      ├── Busy                   503: too many imports or viewers at once; try again shortly
      └── RateLimited            429: too many requests from one client
 
@@ -47,12 +48,20 @@ class PayloadTooLarge(StreamscopeError):
     status, code = 413, "too_large"
 
 
+class RequestTimeout(StreamscopeError):
+    status, code = 408, "too_slow"
+
+
 class Busy(StreamscopeError):
     status, code = 503, "busy"
 
 
 class RateLimited(StreamscopeError):
     status, code = 429, "rate_limited"
+
+
+def too_large_message(cap_mb: int) -> str:
+    return f"the upload is over the {cap_mb} MB cap (STREAMSCOPE_MAX_UPLOAD_MB)"
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -85,8 +94,7 @@ def install(app: Flask) -> None:
 
     @app.errorhandler(RequestEntityTooLarge)
     def _too_large(exc: RequestEntityTooLarge) -> Response:
-        cap = app.config["STREAMSCOPE"]["max_upload_mb"]
-        message = f"the upload is over the {cap} MB cap (STREAMSCOPE_MAX_UPLOAD_MB)"
+        message = too_large_message(app.config["STREAMSCOPE"]["max_upload_mb"])
         return _respond(413, PayloadTooLarge.code, message)
 
     @app.errorhandler(HTTPException)

@@ -21,12 +21,15 @@ def healthz() -> tuple[Response, int]:
     except Exception as exc:  # the probe must answer, whatever the store does
         store = f"error: {type(exc).__name__}"
     admission = extensions["streamscope.admission"]
+    workload = extensions["streamscope.workload"]
     body = {
         "status": "ok" if store == "ok" else "degraded",
         "version": __version__,
         "uptime_s": round(time.time() - STARTED, 1),
         "websockets": admission.active,
         "websocket_capacity": admission.capacity,
+        "slow_requests": workload.active,
+        "slow_capacity": workload.capacity,
         "live_runs": len(extensions["streamscope.live"].registry),
         "store": store,
     }

@@ -1,13 +1,17 @@
 """Taking an upload in: read the bytes, undo gzip within the cap, detect the format, scrub
 secrets, read it (so the answer can say what was found), store it. At most a few imports run at
 once (a large HAR costs several times its size to parse); the next one waits briefly, then gets
-a clear "busy" answer. The slot is taken before the body is read, so a busy server never holds
-(or parses) megabytes it will not use."""
+a clear "busy" answer. The body has been received whole before the slot is taken
+(``bodies.py``), so a client that sends slowly never holds an import slot.
+
+A gzip upload may not grow past ``max_decompressed_mb`` (by default the upload cap: gzip
+saves bandwidth, it does not buy a larger capture); over it the answer is 413 and nothing is
+stored (docs/security.md, "What one client can cost")."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +23,7 @@ from ..captures.scrub import scrub
 from ..domain.summary import diagnostic_json
 from ..storage import CaptureRecord, CaptureStore, NewCapture
 from ..storage.base import EXPIRY
-from .errors import BadRequest, Busy
+from .errors import BadRequest, Busy, PayloadTooLarge
 
 WAIT_FOR_SLOT = 5.0
 MAX_TITLE = 200
@@ -39,12 +43,9 @@ class Importer:
         self._slots = threading.BoundedSemaphore(concurrent)
 
     @contextmanager
-    def slot(self, discard_body: Callable[[], None] = lambda: None) -> Iterator[None]:
-        """One of the few import slots, for reading the body and running the import. Without
-        one, the body is read and thrown away (never held) before the "busy" answer: a client
-        still sending when the server closes would get a reset instead of the answer."""
+    def slot(self) -> Iterator[None]:
+        """One of the few import slots, for running an import."""
         if not self._slots.acquire(timeout=WAIT_FOR_SLOT):
-            discard_body()
             raise Busy("too many uploads are being read right now; try again in a few seconds")
         try:
             yield
@@ -77,8 +78,13 @@ class Importer:
         if data[:2] == b"\x1f\x8b":
             compression = "gzip"
             data = gunzip(data, self.limits.max_decompressed, probe)
-            if probe.diagnostics and any(d.code == "gzip_too_large" for d in probe.diagnostics):
-                raise BadRequest(probe.diagnostics[0].message, code="too_large_decompressed")
+            if any(d.code == "gzip_too_large" for d in probe.diagnostics):
+                cap = self.limits.max_decompressed // (1024 * 1024)
+                raise PayloadTooLarge(
+                    f"the capture is over the {cap} MB cap once decompressed "
+                    "(STREAMSCOPE_MAX_DECOMPRESSED_MB); nothing was stored",
+                    code="too_large_decompressed",
+                )
         detected = fmt or detect(data, probe)
         if detected is None:
             problem = probe.diagnostics[-1]

@@ -7,13 +7,27 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
+
 from app.captures import read_capture
 from app.demos import find
 from app.domain.assemble import assemble, plain
 
 from ..fault_proxy import FaultProxy, Faults
+from ..live_server import LiveServer
 from ..wsclient import connect as ws_connect
 from .test_player import choice_texts, wait_until
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    # The page reaches the server through the proxy, on the proxy's port: its Host is
+    # 127.0.0.1:<proxy port>, listed here as an operator lists the name of a proxy in front
+    # (docs/security.md, "Host header").
+    env = {"STREAMSCOPE_ALLOWED_HOSTS": "127.0.0.1"}
+    live = LiveServer(tmp_path_factory.mktemp("reconnect-data"), env=env).start()
+    yield live
+    live.stop()
 
 
 def test_a_replay_cut_mid_load_resumes_without_gaps_or_duplicates(page, server):

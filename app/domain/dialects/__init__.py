@@ -74,7 +74,7 @@ class Detecting(PayloadInterpreter):
             if found is not None:
                 dialect, reason = found
                 chosen = start(self.stream, dialect, f"{reason}, line {raw.line}")
-                chosen.done, chosen.errored = self.done, self.errored
+                chosen.done, chosen.errored, chosen.text = self.done, self.errored, self.text
                 self._adopt(chosen)
                 chosen.value(raw, value)
                 return

@@ -91,7 +91,10 @@ class AnthropicInterpreter(PayloadInterpreter):
         if handler is not None:
             handler(self, raw, value)
         elif kind == "ping":
-            self.add(Payload(category="ping", summary="keep-alive ping event", value=value), raw)
+            self.add(
+                Payload(category="ping", summary="keep-alive ping event", value=self.kept(value)),
+                raw,
+            )
         else:
             self.other(raw, value)
 

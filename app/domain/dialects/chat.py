@@ -93,7 +93,7 @@ class ChatInterpreter(PayloadInterpreter):
         )
         if special:
             category, summary = classify(value)
-            self.add(Payload(category=category, summary=summary, value=value), raw)
+            self.add(Payload(category=category, summary=summary, value=self.kept(value)), raw)
         self._chunk(raw, value, extras=not special)
 
     def _chunk(self, raw: RawEvent, chunk: dict[str, Any], extras: bool) -> None:

@@ -98,11 +98,19 @@ class ResponsesInterpreter(OutputReader):
         elif kind in PROGRESS:
             self._progress(raw, value)
         elif kind in ("keepalive", "ping"):
-            self.add(Payload(category="ping", summary=f"keep-alive {kind} event", value=value), raw)
+            self.add(
+                Payload(
+                    category="ping", summary=f"keep-alive {kind} event", value=self.kept(value)
+                ),
+                raw,
+            )
         elif kind.startswith("response."):
             self.note(raw, "unknown_event", "info", f"an event of type {kind!r} not known here")
             self.add(
-                Payload(category="unknown", summary=f"Responses event {kind}", value=value), raw
+                Payload(
+                    category="unknown", summary=f"Responses event {kind}", value=self.kept(value)
+                ),
+                raw,
             )
         else:
             self.other(raw, value)
@@ -310,7 +318,7 @@ class ResponsesInterpreter(OutputReader):
         category, label = PROGRESS[value["type"]]
         where = value.get("output_index")
         summary = f"{label} (output {where})" if where is not None else label
-        self.add(Payload(category=category, summary=summary, value=value), raw)
+        self.add(Payload(category=category, summary=summary, value=self.kept(value)), raw)
 
     def _gap(self, raw: RawEvent, last: int, seq: int) -> None:
         if seq > last + 1:

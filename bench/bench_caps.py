@@ -1,0 +1,247 @@
+"""Resource caps: what the server's memory does as one request's input grows past each cap.
+
+For each capped resource (a ``Series``) and each input size, a fresh ``streamscope serve
+--production`` (gunicorn, one worker) on loopback takes a small warm-up input, then the
+worker's peak RSS is reset (``/proc/<pid>/clear_refs``), the input is sent, and the growth of
+the peak (``VmHWM``) over the RSS just before is read. Below a cap the cost follows the input; past it the input is
+refused or skipped and the growth must stay flat. Target per series: the largest growth past
+the cap is at most 1.25 times the smallest past the cap, plus 8 MiB (allocator noise).
+
+    python bench/bench_caps.py            # about 2 minutes
+    python bench/bench_caps.py --quick    # smaller inputs, a smoke run
+
+Series (docs/security.md, "What one client can cost"):
+
+* upload size (``STREAMSCOPE_MAX_UPLOAD_MB``, 50): a chunked raw body (no Content-Length, so
+  the server must count), a realistic capture with logprobs (``gen_capture.py``), padded with
+  ``data: {}`` events past the cap;
+* decompressed size (``STREAMSCOPE_MAX_DECOMPRESSED_MB``, by default the upload cap): a raw
+  gzip body that decompresses to the size shown (the same chunk line repeated, so the body
+  itself stays small);
+* longest line (``STREAMSCOPE_MAX_LINE_MB``, 8): 45 MB of JSON Lines (gzip) whose lines are
+  as long as shown, each an array of empty objects (about 30 times its size while parsed, the
+  worst shape we know), the rest one plain string line, then one good chunk.
+
+Adding a row: write a ``send(server, size_mb) -> status`` that sends one input of that size
+and returns the HTTP status (or a short word), and add a ``Series`` to ``series()``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import sys
+import tempfile
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+for path in (ROOT, HERE):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+import gen_capture  # noqa: E402
+from benchkit import Table  # noqa: E402
+
+from tests.live_server import LiveServer  # noqa: E402
+from tests.rawhttp import exchange, head, peak_kib, reset_peak, serving_pid  # noqa: E402
+
+MB = 1024 * 1024
+GOOD = b'{"choices":[{"index":0,"delta":{"content":"ok"}}]}\n'
+PIECE = MB  # bytes handed to the socket at a time
+
+
+@dataclass
+class Series:
+    cap: str  # what is capped
+    setting: str  # the setting and its value
+    cap_mb: float
+    inputs_mb: list[float]
+    send: Callable[[LiveServer, float], str]
+    env: dict[str, str] = field(default_factory=dict)
+    what: str = "input"  # what the input size measures
+
+
+@dataclass
+class Point:
+    size_mb: float
+    status: str
+    grown_mib: float
+
+
+# ------------------------------------------------------------------------- inputs
+def post(server: LiveServer, body: bytes | Iterator[bytes], headers: dict[str, str]) -> str:
+    if isinstance(body, bytes):
+        headers = {**headers, "Content-Length": str(len(body))}
+    request = head("POST", "/api/captures", f"127.0.0.1:{server.port}", headers)
+    return str(exchange(server.port, request, body, timeout=300).status)
+
+
+def upload_size(server: LiveServer, size_mb: float) -> str:
+    """A chunked raw body of ``size_mb`` MB: a real capture, padded past the cap."""
+    size = int(size_mb * MB)
+    capture = _capture(min(size, 45 * MB))
+    filler = b"data: {}\n\n" * (PIECE // 10)
+
+    def pieces() -> Iterator[bytes]:
+        for i in range(0, len(capture), PIECE):
+            yield frame(capture[i : i + PIECE])
+        sent = len(capture)
+        while sent < size:
+            piece = filler[: size - sent]
+            yield frame(piece)
+            sent += len(piece)
+        yield frame(b"")  # the last chunk
+
+    headers = {"Content-Type": "text/event-stream", "Transfer-Encoding": "chunked"}
+    return post(server, pieces(), headers)
+
+
+def frame(piece: bytes) -> bytes:
+    """One chunk of Transfer-Encoding: chunked (the empty one ends the body)."""
+    return f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
+
+
+_CAPTURES: dict[int, bytes] = {}
+
+
+def _capture(size: int) -> bytes:
+    if size not in _CAPTURES:
+        _CAPTURES[size] = gen_capture.capture_bytes(max(1, size // 750))[:size]
+    return _CAPTURES[size]
+
+
+def gzip_of(pieces: Iterator[bytes]) -> bytes:
+    packer = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    out = [packer.compress(piece) for piece in pieces]
+    out.append(packer.flush())
+    return b"".join(out)
+
+
+def decompressed_size(server: LiveServer, size_mb: float) -> str:
+    """A raw gzip body that decompresses to ``size_mb`` MB of chunk lines."""
+    line = b"data: " + GOOD
+    block = line * (PIECE // len(line))
+    count = int(size_mb * MB) // len(block)
+    body = gzip_of(block for _ in range(count))
+    return post(server, body, {"Content-Type": "application/gzip"})
+
+
+def longest_line(server: LiveServer, size_mb: float, total_mb: float = 45) -> str:
+    """``total_mb`` MB of JSON Lines (gzip): lines of ``size_mb`` MB of empty objects, then
+    one line of a plain string making up the rest (cheap to parse), then a good chunk."""
+    line_size, total = int(size_mb * MB), int(total_mb * MB)
+    line = b'{"x":[' + b"{}," * ((line_size - 9) // 3) + b"{}]}\n"
+    count = total // len(line)
+    rest = total - count * len(line)
+    pad = [b'{"pad":"' + b"a" * (rest - 11) + b'"}\n'] if rest > 11 else []
+    body = gzip_of(iter([GOOD, *(line for _ in range(count)), *pad, GOOD]))
+    return post(server, body, {"Content-Type": "application/gzip"})
+
+
+def series(quick: bool) -> list[Series]:
+    upload_cap = 50
+    lines_mb = 20 if quick else 45
+    return [
+        Series(
+            "upload size",
+            f"STREAMSCOPE_MAX_UPLOAD_MB={upload_cap}",
+            upload_cap,
+            [10, 25, 45, 100, 200, 400] if not quick else [10, 45, 100, 200],
+            upload_size,
+            what="chunked raw body",
+        ),
+        Series(
+            "decompressed size",
+            f"STREAMSCOPE_MAX_DECOMPRESSED_MB (= the upload cap, {upload_cap})",
+            upload_cap,
+            [10, 25, 45, 100, 400, 1600] if not quick else [10, 45, 100, 400],
+            decompressed_size,
+            what="gzip body, decompressed",
+        ),
+        Series(
+            "longest line",
+            "STREAMSCOPE_MAX_LINE_MB=8",
+            8,
+            [1, 7, 16] if quick else [1, 2, 4, 7, 16, 45],
+            lambda server, size: longest_line(server, size, lines_mb),
+            what=f"longest line of {lines_mb} MB of JSON Lines",
+        ),
+    ]
+
+
+# ---------------------------------------------------------------------- measuring
+def measure(one: Series, data_dir: Path) -> list[Point]:
+    """One fresh server per input, so that no input inherits another's heap."""
+    env = {"STREAMSCOPE_MAX_CONCURRENT_IMPORTS": "1", **one.env}
+    args = ["--production", "--workers", "1", "--threads", "16"]
+    points = []
+    for i, size in enumerate(one.inputs_mb):
+        with LiveServer(data_dir / str(i), args, env) as server:
+            pid = serving_pid(server)
+            warm_up(server)
+            before = reset_peak(pid)
+            status = one.send(server, size)
+            time.sleep(0.2)
+            points.append(Point(size, status, (peak_kib(pid) - before) / 1024))
+        print(f"  {one.cap}: {size:g} MB -> {status}, peak +{points[-1].grown_mib:.0f} MiB")
+    return points
+
+
+def warm_up(server: LiveServer) -> None:
+    """A small upload: the import path's modules and caches loaded, nothing large held."""
+    status = post(server, b"data: " + GOOD + b"\n", {"Content-Type": "text/event-stream"})
+    assert status == "201", status
+
+
+def flat_past(points: list[Point], cap_mb: float) -> tuple[float, float]:
+    past = [p.grown_mib for p in points if p.size_mb > cap_mb]
+    return min(past), max(past)
+
+
+def add_rows(table: Table, one: Series, points: list[Point]) -> None:
+    for point in points:
+        side = "under" if point.size_mb <= one.cap_mb else "past"
+        table.row(
+            f"{one.cap}: {point.size_mb:g} MB {one.what} ({side} the cap)",
+            f"+{point.grown_mib:.0f} MiB ({point.status})",
+            f"cap {one.cap_mb:g} MB: {one.setting}",
+        )
+    low, high = flat_past(points, one.cap_mb)
+    table.row(
+        f"{one.cap}: flat past the cap",
+        f"+{low:.0f} to +{high:.0f} MiB",
+        "",
+        f"{high / max(low, 1):.2f}x",
+        "max <= 1.25 x min + 8 MiB",
+        high <= 1.25 * low + 8,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller inputs (a smoke run)")
+    args = parser.parse_args(argv)
+    cmd = shlex.join(["python", "bench/bench_caps.py", *(argv or sys.argv[1:])])
+    print(f"command: `{cmd}` (cwd {os.getcwd()})")
+    print(
+        f"machine: Python {platform.python_version()}, {platform.system()} "
+        f"{platform.machine()}, cpu_count={os.cpu_count()}, load {os.getloadavg()[0]:.1f}"
+    )
+    table = Table(failure="value")
+    with tempfile.TemporaryDirectory(prefix="bench-caps-") as tmp:
+        for i, one in enumerate(series(args.quick)):
+            add_rows(table, one, measure(one, Path(tmp) / f"s{i}"))
+    print()
+    print(table.render())
+    return table.verdict()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
