@@ -82,9 +82,10 @@ export class Transport {
     this.durationText.textContent = clockTime(ms);
   }
 
-  tick(time) {
-    this.seek.value = String(Math.round(time));
-    this.timeText.textContent = clockTime(time);
+  /** Show a moment ({ms, decimals}: Player.moment()). */
+  tick(moment) {
+    this.seek.value = String(Math.round(moment.ms));
+    this.timeText.textContent = clockTime(moment.ms, moment.decimals);
   }
 
   update() {
@@ -97,7 +98,7 @@ export class Transport {
     live.setAttribute("aria-pressed", String(this.player.state === State.LIVE));
     const value = String(this.player.speed);
     if (this.speed.value !== value) this.speed.value = value;
-    this.tick(this.player.time());
+    this.tick(this.player.moment());
   }
 }
 
