@@ -52,3 +52,13 @@ test("tiny probabilities do not read 0%", () => {
   assert.equal(percent(0.0042), "0.42%");
   assert.equal(percent(0), "0%");
 });
+
+test("how a recording ended: a live run's end, or a stored recording's summaries", async () => {
+  const { endProblem } = await import("../../static/js/messages.js");
+  assert.equal(endProblem({ reason: "done" }, []), null);
+  assert.deepEqual(endProblem({ reason: "cancelled" }, []), { reason: "cancelled", error: null });
+  assert.deepEqual(endProblem({ reason: "error", error: "idle timeout" }, []), { reason: "error", error: "idle timeout" });
+  const refused = { end_reason: "error", end_error: "connection refused by 127.0.0.1:9" };
+  assert.deepEqual(endProblem({ reason: "complete" }, [null, refused]), { reason: "error", error: refused.end_error });
+  assert.equal(endProblem({ reason: "complete" }, [{ end_reason: "done" }, { end_reason: null }]), null);
+});

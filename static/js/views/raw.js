@@ -1,19 +1,17 @@
-// The raw view: the raw events around the current moment (or the selected token), with line
-// numbers and times, and a filter over their text as in DevTools' EventStream tab. Texts are
-// fetched from the server on demand, a window at a time, so a 100k-event capture costs nothing
-// until you look; a filter reads them through in pages and keeps only the matching indices
-// (rawsearch.js). Clicking a raw event highlights its tokens.
+// The raw view: the raw events around the current moment (or the selected token), and a
+// filter over their text as in DevTools' EventStream tab. Texts are fetched from the server on
+// demand, a window at a time, so a 100k-event capture costs nothing until you look; a filter
+// reads them through in pages and keeps only the matching indices (rawsearch.js). Clicking a
+// raw event highlights its tokens. The rows themselves are rawlist.js.
 //
-// It follows playback: the current row (aria-current="true") is kept in view by scrolling the
-// list itself, never the page. Moving the list by hand (scrolling it, Earlier/Later, selecting
-// a token or an event) stops that until "Follow playback" is pressed or playback moves on
-// (page.js). Cheap while playing: the window follows the playhead at most a few times a second,
-// rows are rebuilt only when the window moves, texts fill their rows in place when they
-// arrive, and marking the current row touches only the rows that change.
+// It follows playback: the current row is kept in view. Moving the list by hand (scrolling it,
+// Earlier/Later, selecting a token or an event) stops that until "Follow playback" is pressed
+// or playback moves on (page.js). Cheap while playing: the window follows the playhead at most
+// a few times a second, rows are rebuilt only when the window moves, texts fill their rows in
+// place when they arrive, and marking the current row touches only the rows that change.
 
-import { clear, el } from "../dom.js";
-import { clockTime } from "../format.js";
 import { RawSearch } from "../rawsearch.js";
+import { RawList } from "./rawlist.js";
 
 export const WINDOW = 40;
 export const FOLLOW_EVERY_MS = 300;
@@ -23,7 +21,7 @@ export const MAX_SEARCH_CACHE = 2000; // matching texts a filter keeps (others a
 export class RawView {
   constructor(root, { request, onSelect }) {
     this.root = root;
-    this.list = root.querySelector(".raw-list");
+    this.rowsList = new RawList(root.querySelector(".raw-list"));
     this.range = root.querySelector(".raw-range");
     this.filter = root.querySelector('[data-testid="raw-filter"]');
     this.followButton = root.querySelector('[data-testid="raw-follow"]');
@@ -32,21 +30,21 @@ export class RawView {
     this.maxRequest = 500; // the server's max_raw_request (hello)
     this.cache = new Map(); // "stream:index" -> item
     this.pending = new Set();
-    this.rows = new Map(); // raw index -> <li> of the current window
     this.query = "";
     this.reset();
     root.querySelector('[data-raw="earlier"]').addEventListener("click", () => this.page(-1));
     root.querySelector('[data-raw="later"]').addEventListener("click", () => this.page(1));
     this.followButton.addEventListener("click", () => this.resume());
-    this.list.addEventListener("click", (event) => {
+    const list = this.rowsList.list;
+    list.addEventListener("click", (event) => {
       const item = event.target.closest("li[data-raw]");
       if (item) this.onSelect(Number(item.dataset.stream), Number(item.dataset.raw));
     });
     // The user moving the list: a wheel, a finger, or its scroll bar (a press on the list itself).
     const byHand = () => this.detach();
-    this.list.addEventListener("wheel", byHand, { passive: true });
-    this.list.addEventListener("touchmove", byHand, { passive: true });
-    this.list.addEventListener("pointerdown", (event) => event.target === this.list && byHand());
+    list.addEventListener("wheel", byHand, { passive: true });
+    list.addEventListener("touchmove", byHand, { passive: true });
+    list.addEventListener("pointerdown", (event) => event.target === list && byHand());
     this.filter.addEventListener("input", () => {
       clearTimeout(this.filterTimer);
       this.filterTimer = setTimeout(() => this.setQuery(this.filter.value), FILTER_DELAY_MS);
@@ -56,7 +54,6 @@ export class RawView {
   reset() {
     this.cache.clear();
     this.pending.clear();
-    this.rows.clear();
     this.totals = [];
     this.stream = 0;
     this.start = 0;
@@ -64,18 +61,17 @@ export class RawView {
     this.drawn = false;
     this.following = true;
     this.followButton.hidden = true;
-    this.selected = null;
+    this.selected = null; // {stream, raw}
     this.current = null;
-    this.revealed = null;
-    this.target = null; // the raw event kept in view: the current one, or the one selected
+    this.target = null; // the raw index kept in view: the current one, or the one selected
     this.wanted = null;
-    this.marked = new Set();
     this.search = this.query ? new RawSearch(this.query, 0) : null;
     this.searchCached = 0;
     clearTimeout(this.timer);
     this.timer = null;
     this.lastFollow = 0;
-    clear(this.list);
+    this.rowsList.mark(null, null);
+    this.rowsList.clear();
   }
 
   setTotals(totals) {
@@ -145,13 +141,10 @@ export class RawView {
         this.searchCached++;
       }
       this.cache.set(key, item);
-      const row = message.stream === this.stream ? this.rows.get(item.index) : null;
-      if (row) {
-        this._fill(row, item);
-        filled = true;
-      }
+      filled = this.rowsList.fill(message.stream, item) || filled;
     }
-    if (filled) this._reveal(); // rows grew from "loading…" to their text: keep the target in view
+    // Rows grew from "loading…" to their text and moved the rows below: keep the target in view.
+    if (filled) this.rowsList.reveal(this.target);
     if (scanned) {
       this._searchOn();
       this._refollow();
@@ -190,21 +183,16 @@ export class RawView {
     }
     this._switchStream(stream);
     const position = raw === null ? 0 : Math.max(0, this.positionOf(raw));
-    if (redraw || !this.drawn || position < this.start || position >= this.start + WINDOW) {
-      this.show(stream, position - Math.floor(WINDOW / 2));
-    } else {
-      this._mark();
-    }
+    const outside = position < this.start || position >= this.start + WINDOW;
+    const moved = redraw || !this.drawn || outside;
+    if (moved) this.show(stream, position - Math.floor(WINDOW / 2));
+    else this._mark();
     if (raw === null) {
       this.target = null;
-      this.list.scrollTop = 0;
-      return;
-    }
-    const key = this.rows.has(raw) ? raw : null;
-    if (key !== this.revealed || redraw) {
-      this.revealed = key;
-      this.target = key;
-      this._reveal();
+      this.rowsList.toTop();
+    } else if (moved || this.target !== raw) {
+      this.target = this.rowsList.has(raw) ? raw : null;
+      this.rowsList.reveal(this.target);
     }
   }
 
@@ -220,14 +208,13 @@ export class RawView {
     if (this.following) return;
     this.following = true;
     this.followButton.hidden = true;
-    this.revealed = null;
-    if (this.wanted) this._follow();
+    if (this.wanted) this._follow(true);
   }
 
   page(direction) {
     this.detach();
     this.show(this.stream, this.start + direction * WINDOW);
-    this.list.scrollTop = 0;
+    this.rowsList.toTop();
   }
 
   /** A token's chunk, or an event clicked: show it, selected, and stop following. */
@@ -237,27 +224,7 @@ export class RawView {
     this._switchStream(stream);
     this.show(stream, Math.max(0, this.positionOf(raw)) - Math.floor(WINDOW / 2));
     this.target = raw;
-    this._reveal();
-  }
-
-  /** Scroll the list (never the page) by the least that brings the target row into view: into
-   * the part of the list inside the window (or, when the list is off screen, into the list).
-   * Called again as texts arrive, since a row filled with its text grows and moves the rows
-   * below it. */
-  _reveal() {
-    const row = this.target === null ? null : this.rows.get(this.target);
-    const list = this.list;
-    if (!row || list.scrollHeight <= list.clientHeight) return;
-    const box = list.getBoundingClientRect();
-    const place = row.getBoundingClientRect();
-    let top = Math.max(box.top, 0);
-    let bottom = Math.min(box.bottom, window.innerHeight);
-    if (bottom - top < place.height) {
-      top = box.top;
-      bottom = box.bottom;
-    }
-    if (place.top < top || place.height > bottom - top) list.scrollTop += place.top - top;
-    else if (place.bottom > bottom) list.scrollTop += place.bottom - bottom;
+    this.rowsList.reveal(raw);
   }
 
   // ------------------------------------------------------------------ drawing
@@ -267,7 +234,12 @@ export class RawView {
     this.start = Math.max(0, Math.min(start, Math.max(0, count - WINDOW)));
     this.end = Math.min(count, this.start + WINDOW);
     this._fetch();
-    this.render();
+    this.drawn = true;
+    this._describe();
+    const indices = [];
+    for (let position = this.start; position < this.end; position++) indices.push(this.indexAt(position));
+    this.rowsList.draw(stream, indices, this.cache);
+    this._mark();
   }
 
   /** Ask for the texts the window lacks: one request per run of consecutive events. */
@@ -307,64 +279,8 @@ export class RawView {
     this.range.textContent = `${where}: ${found} of ${total} events match${shown}${reading}`;
   }
 
-  render() {
-    this.drawn = true;
-    clear(this.list);
-    this.rows.clear();
-    this.marked.clear();
-    this.revealed = null;
-    this._describe();
-    for (let position = this.start; position < this.end; position++) {
-      const index = this.indexAt(position);
-      const row = el("li", { class: "raw-item loading", dataset: { stream: this.stream, raw: index }, tabindex: "-1" });
-      const item = this.cache.get(`${this.stream}:${index}`);
-      if (item) this._fill(row, item);
-      else row.appendChild(el("div", { class: "raw-head" }, `event ${index + 1}: loading…`));
-      this.rows.set(index, row);
-      this.list.appendChild(row);
-    }
-    this._mark();
-  }
-
-  _fill(row, item) {
-    row.className = `raw-item ${item.kind}`;
-    const head = el("div", { class: "raw-head" });
-    head.append(
-      el("span", { class: "raw-line" }, `line ${item.line}`),
-      el("span", { class: "raw-t" }, item.t !== null ? clockTime(item.t) : ""),
-      el("span", { class: "raw-kind" }, item.event || item.kind),
-    );
-    const pre = el("pre", { class: "raw-text" });
-    const lines = item.text.replace(/\r\n?/g, "\n").replace(/\n+$/, "").split("\n");
-    lines.forEach((line, i) => {
-      const text = el("span", { class: "raw-row" });
-      text.append(el("span", { class: "ln", "aria-hidden": "true" }, String(item.line + i)), document.createTextNode(line));
-      pre.appendChild(text);
-    });
-    row.replaceChildren(head, pre);
-    this._markRow(row);
-  }
-
-  _markRow(row) {
-    const raw = Number(row.dataset.raw);
-    const current = !!this.current && this.current.stream === this.stream && this.current.raw === raw;
-    const selected = !!this.selected && this.selected.stream === this.stream && this.selected.raw === raw;
-    row.classList.toggle("current", current);
-    row.classList.toggle("selected", selected);
-    if (current) row.setAttribute("aria-current", "true");
-    else row.removeAttribute("aria-current");
-    if (current || selected) this.marked.add(row);
-  }
-
   _mark() {
-    for (const row of this.marked) {
-      row.classList.remove("current", "selected");
-      row.removeAttribute("aria-current");
-    }
-    this.marked.clear();
-    for (const spot of [this.current, this.selected]) {
-      const row = spot && spot.stream === this.stream ? this.rows.get(spot.raw) : null;
-      if (row) this._markRow(row);
-    }
+    const here = (spot) => (spot && spot.stream === this.stream ? spot.raw : null);
+    this.rowsList.mark(here(this.current), here(this.selected));
   }
 }
