@@ -104,6 +104,7 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
   );
 
   function connect(message) {
+    status.reset(); // before the player's reset, which would otherwise be said
     if (timeline.capture) {
       timeline.reset();
       renderer.reset();
@@ -111,7 +112,6 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
       player.reset();
       delete root.dataset.loaded;
     }
-    status.reset();
     messages.reset();
     delete root.dataset.connection;
     link.start(message);

@@ -70,11 +70,9 @@ def test_scrolling_the_raw_list_by_hand_stops_following_until_asked(page, server
     page.mouse.wheel(0, -3000)  # back to the top of the list, away from the playhead
     wait_until(page, f"{scroll_top} === 0")
     wait_until(page, "!document.querySelector('[data-testid=raw-follow]').hidden")
-    first = current_raw(page)
     page.wait_for_timeout(800)  # the view would have followed twice by now
     assert page.evaluate(scroll_top) == 0, "the user's scroll was undone"
     assert page.evaluate("window.streamscope.player.state") == "playing"
-    assert current_raw(page) != first or expected_raw(page) == first  # still marked as it plays
     follow.click()
     assert not follow.is_visible()
     wait_until(page, f"({CURRENT_IN_VIEW})()")

@@ -144,7 +144,7 @@ export class RawView {
       filled = this.rowsList.fill(message.stream, item) || filled;
     }
     // Rows grew from "loading…" to their text and moved the rows below: keep the target in view.
-    if (filled) this.rowsList.reveal(this.target);
+    if (filled) this._revealSoon();
     if (scanned) {
       this._searchOn();
       this._refollow();
@@ -192,7 +192,7 @@ export class RawView {
       this.rowsList.toTop();
     } else if (moved || this.target !== raw) {
       this.target = this.rowsList.has(raw) ? raw : null;
-      this.rowsList.reveal(this.target);
+      this._revealSoon();
     }
   }
 
@@ -224,7 +224,18 @@ export class RawView {
     this._switchStream(stream);
     this.show(stream, Math.max(0, this.positionOf(raw)) - Math.floor(WINDOW / 2));
     this.target = raw;
-    this.rowsList.reveal(raw);
+    this._revealSoon();
+  }
+
+  /** Bring the target row into view at the next frame: measuring it now would force a layout
+   * of the whole page in the middle of a jump, and the frame lays it out anyway. */
+  _revealSoon() {
+    if (this.revealPending) return;
+    this.revealPending = true;
+    requestAnimationFrame(() => {
+      this.revealPending = false;
+      this.rowsList.reveal(this.target);
+    });
   }
 
   // ------------------------------------------------------------------ drawing
