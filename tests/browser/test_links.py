@@ -55,6 +55,7 @@ def test_a_link_copied_at_the_end_reopens_the_end(page, server):
     copied = copy_link(page)
     t = parse_qs(urlsplit(copied).query)["t"][0]
     assert shown == f"0:0{float(t):.3f}", (shown, t)  # the time shown is the time in the link
+    assert page.get_by_test_id("player-duration").text_content() == shown
     page.goto(copied)
     page.wait_for_selector('#player[data-loaded="true"]', state="attached")
     assert screen(page) == ended

@@ -77,9 +77,10 @@ export class Transport {
     box.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
+  /** The end, shown as the moment a link to it carries (the next whole ms: share.js). */
   setDuration(ms) {
     this.seek.max = String(Math.ceil(ms));
-    this.durationText.textContent = clockTime(ms);
+    this.durationText.textContent = clockTime(Math.ceil(ms));
   }
 
   /** Show a moment ({ms, decimals}: Player.moment()). */
