@@ -117,7 +117,7 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
     link.start(message);
   }
 
-  const api = { player, timeline, renderer, selection, links, status, connect, say: (text, kind) => status.say(text, kind), send: (type, fields) => link.send(type, fields) };
+  const api = { player, timeline, renderer, rawView, selection, links, status, connect, say: (text, kind) => status.say(text, kind), send: (type, fields) => link.send(type, fields) };
   window.streamscope = api;
   return api;
 }
