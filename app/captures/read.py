@@ -40,9 +40,22 @@ def read_capture(data: bytes, fmt: str | None = None, limits: Limits | None = No
     if fmt is None:
         return capture
     capture.streams = _READERS[fmt](data, capture, limits)
-    if not any(stream.raw for stream in capture.streams):
+    if not readable(capture):
         capture.note("no_stream", "error", f"no stream could be read as {fmt}")
     return capture
+
+
+def readable(capture: Capture) -> bool:
+    """Whether a capture holds something to show: a stream with raw events, or a recording in
+    Streamscope's own timed format that says how it ended (a run refused before any byte came,
+    docs/capture-format.md): its end reason and error are what there is to see."""
+    if any(stream.raw for stream in capture.streams):
+        return True
+    return (
+        capture.format == "timed"
+        and capture.header is not None
+        and any(stream.end_reason is not None for stream in capture.streams)
+    )
 
 
 def gunzip(data: bytes, cap: int, capture: Capture) -> bytes:

@@ -88,6 +88,13 @@ class Follower:
     def busy(self) -> bool:
         return bool(self.backlog or self.answers)
 
+    def unsent(self) -> list[bytes]:
+        """Answers queued after the writer let this follower go (a raw request that crossed
+        the run's end): the viewer's own thread sends them."""
+        with self.answers_lock:
+            left, self.answers = self.answers, []
+        return left
+
     def leave(self) -> None:
         """The viewer's thread is leaving (the page went away): never touch its socket again."""
         with self.lock:

@@ -75,6 +75,8 @@ class LiveViewing:
             follower.leave()
         if follower.dropped:
             raise OSError("dropped: the page stopped reading")
+        for data in follower.unsent():  # the writer has let go of this follower: send them here
+            self.socket.send(data)
         while True:  # afterwards, answer raw requests until the page leaves
             message = self._next(None)
             if message is not None and message["type"] == "raw_request":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from flask import Blueprint, current_app, render_template, request
 
 from ..demos import catalog, find
@@ -18,6 +20,34 @@ FORMAT_NAMES = {
 }
 
 pages = Blueprint("pages", __name__)
+THEMES = ("light", "dark")
+THEME_COOKIE = "streamscope_theme"  # set by the page's theme switch (static/js/theme.js)
+
+
+@pages.app_context_processor
+def theme() -> dict[str, str | None]:
+    """The theme every page is rendered in: ``?theme=`` for this view, else the one the theme
+    switch remembered, else none (the OS setting)."""
+    for value in (request.args.get("theme"), request.cookies.get(THEME_COOKIE)):
+        if value in THEMES:
+            return {"theme": value}
+    return {"theme": None}
+
+
+def _utc(timestamp: float) -> datetime:
+    return datetime.fromtimestamp(float(timestamp), UTC)
+
+
+@pages.app_template_filter("isotime")
+def isotime(timestamp: float) -> str:
+    """A Unix time as ISO 8601 (a <time datetime>)."""
+    return _utc(timestamp).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@pages.app_template_filter("humantime")
+def humantime(timestamp: float) -> str:
+    """A Unix time for people (the page shows it in local time where its script runs)."""
+    return _utc(timestamp).strftime("%d %b %Y, %H:%M UTC")
 
 
 @pages.get("/")
@@ -37,7 +67,6 @@ def demo(name: str) -> str:
         source_kind="demo",
         source_id=found.name,
         embed=False,
-        theme=request.args.get("theme") if request.args.get("theme") in ("light", "dark") else None,
     )
 
 
@@ -59,7 +88,6 @@ def _capture_page(capture_id: str, embed: bool) -> str:
         source_id=record.id,
         record=record,
         embed=embed,
-        theme=request.args.get("theme") if request.args.get("theme") in ("light", "dark") else None,
     )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..captures import Capture, Limits, detect, read_capture
 from ..captures.model import FORMATS
-from ..captures.read import gunzip
+from ..captures.read import gunzip, readable
 from ..captures.scrub import scrub
 from ..domain.summary import diagnostic_json
 from ..storage import CaptureRecord, CaptureStore, NewCapture
@@ -96,7 +96,7 @@ class Importer:
         clean, redactions = scrub(data, detected)
         capture = read_capture(clean, detected, self.limits)
         capture.compression = compression
-        if not any(stream.raw for stream in capture.streams):
+        if not readable(capture):
             raise BadRequest(
                 f"no stream could be read as {detected}",
                 code="no_stream",

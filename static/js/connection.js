@@ -2,10 +2,13 @@
 
 import { SUBPROTOCOL, VERSION, decode, encode } from "./protocol.js";
 
+/** The server speaks another protocol version: reconnecting cannot help (reload the page). */
+export class VersionMismatch extends Error {}
+
 export class Connection {
   constructor(url, handlers) {
     this.url = url;
-    this.handlers = handlers; // {message(msg), closed(event), failed(error)}
+    this.handlers = handlers; // {message(msg), closed(event), failed(error: ProtocolError, VersionMismatch or a socket error)}
     this.socket = null;
   }
 
@@ -24,7 +27,7 @@ export class Connection {
         return;
       }
       if (message.type === "hello" && message.version !== VERSION) {
-        this.handlers.failed?.(new Error(`server speaks protocol ${message.version}, this page ${VERSION}`));
+        this.handlers.failed?.(new VersionMismatch(`the server speaks protocol version ${message.version} and this page version ${VERSION}: reload the page`));
         socket.close();
         return;
       }

@@ -1,10 +1,10 @@
 // Formatting numbers, times and bytes for display (pure).
 
-export function clockTime(ms) {
+export function clockTime(ms, decimals = 3) {
   if (!Number.isFinite(ms) || ms < 0) ms = 0;
   const minutes = Math.floor(ms / 60000);
   const seconds = (ms - minutes * 60000) / 1000;
-  return `${minutes}:${seconds.toFixed(3).padStart(6, "0")}`;
+  return `${minutes}:${seconds.toFixed(decimals).padStart(decimals + 3, "0")}`;
 }
 
 export function milliseconds(value) {
@@ -17,8 +17,10 @@ export function rate(value) {
   return `${value.toLocaleString("en-US", { maximumFractionDigits: 1 })} /s`;
 }
 
+/** A probability as a percentage; below 0.01% it says so rather than rounding to "0%". */
 export function percent(p) {
-  return `${(p * 100).toLocaleString("en-US", { maximumFractionDigits: p < 0.01 ? 3 : 1 })}%`;
+  if (p > 0 && p < 0.0001) return "<0.01%";
+  return `${(p * 100).toLocaleString("en-US", { maximumFractionDigits: p < 0.01 ? 2 : 1 })}%`;
 }
 
 export function hexBytes(bytes) {

@@ -1,6 +1,7 @@
 // Home page: upload by file picker, drag and drop anywhere, or pasted text, with a progress
-// bar; the answer (format, streams, diagnostics, what was redacted, the delete token) is
-// shown, then the player link. "My captures" lists this browser's uploads.
+// bar; once the capture is read the player opens by itself at its share link, where the
+// format, streams, diagnostics, what was redacted and (once) the delete token are shown.
+// A refused upload says why here. "My captures" lists this browser's uploads.
 
 import { clear, el } from "./dom.js";
 import * as mine from "./mine.js";
@@ -24,7 +25,7 @@ function upload(body) {
   request.addEventListener("load", () => {
     progress.hidden = true;
     const answer = request.response || {};
-    if (request.status === 201) shown(answer);
+    if (request.status === 201) opened(answer);
     else failed(answer.error || { code: `http_${request.status}`, message: `the server answered ${request.status}` });
   });
   request.addEventListener("error", () => {
@@ -53,29 +54,20 @@ function failed(error) {
   result.dataset.state = "error";
   result.appendChild(el("strong", {}, "Not opened: "));
   result.appendChild(document.createTextNode(`${error.message} (${error.code})`));
-  for (const d of error.diagnostics || []) result.appendChild(el("span", { class: "diag" }, ` · ${d.severity}: ${d.message}`));
+  // The diagnostics the message does not already say.
+  for (const d of error.diagnostics || []) {
+    if (d.message !== error.message) result.appendChild(el("span", { class: "diag" }, ` · ${d.severity}: ${d.message}`));
+  }
 }
 
-function shown(answer) {
+function opened(answer) {
+  mine.remember({ id: answer.id, title: answer.title, url: answer.url, created: Date.now(), token: answer.delete_token });
+  sessionStorage.setItem(`streamscope.fresh.${answer.id}`, "1"); // the player shows the token once
   clear(result);
   result.dataset.state = "done";
   const streams = answer.streams.length;
-  result.appendChild(el("p", { "data-testid": "upload-format" }, `Read as ${answer.format}${answer.compression ? ` (${answer.compression})` : ""}: ${streams} stream${streams === 1 ? "" : "s"}.`));
-  const list = el("ul", { "data-testid": "upload-streams" });
-  for (const s of answer.streams) list.appendChild(el("li", {}, `Stream ${s.index + 1}: ${s.model ?? "unknown model"}, ${s.choices} choice(s), finish ${s.finish_reasons.join(", ") || "none"}`));
-  result.appendChild(list);
-  const redacted = answer.redacted.map((r) => `${r.count} × ${r.kind}`).join(", ");
-  result.appendChild(el("p", { "data-testid": "upload-redacted" }, redacted ? `Removed before storing: ${redacted}.` : "Nothing secret-looking was found."));
-  if (answer.diagnostics.length) {
-    const diags = el("ul", { class: "diagnostics", "data-testid": "upload-diagnostics" });
-    for (const d of answer.diagnostics.slice(0, 20)) diags.appendChild(el("li", {}, `${d.severity}: ${d.message}${d.line ? ` (line ${d.line})` : ""}`));
-    result.appendChild(diags);
-  }
-  result.appendChild(el("p", { class: "token", "data-testid": "upload-delete-token" }, `Delete token (shown once, kept in this browser): ${answer.delete_token}`));
-  result.appendChild(el("a", { href: answer.url, class: "btn play", "data-testid": "upload-open" }, "Open the player"));
-  mine.remember({ id: answer.id, title: answer.title, url: answer.url, created: Date.now(), token: answer.delete_token });
-  sessionStorage.setItem(`streamscope.fresh.${answer.id}`, "1");
-  renderMine();
+  result.appendChild(el("p", { "data-testid": "upload-format" }, `Read as ${answer.format}: ${streams} stream${streams === 1 ? "" : "s"}. Opening the player…`));
+  location.assign(answer.url);
 }
 
 form.addEventListener("submit", (event) => {

@@ -5,6 +5,7 @@ import { clear, el } from "./dom.js";
 import { EXAMPLE_TOOLS, FormError, buildRequest, curlPreview, remembered } from "./livebody.js";
 import * as mine from "./mine.js";
 import { mountPlayer } from "./page.js";
+import { showProblem } from "./problem.js";
 
 const KEY = "streamscope.live";
 const form = document.getElementById("live-form");
@@ -14,6 +15,7 @@ const problem = form.querySelector('[data-testid="live-form-error"]');
 const runButton = form.querySelector('[data-testid="live-run"]');
 const stopButton = form.querySelector('[data-testid="live-stop"]');
 const share = form.querySelector('[data-testid="live-share"]');
+const modelsError = form.querySelector('[data-testid="live-models-error"]');
 const root = document.getElementById("player");
 let running = false;
 
@@ -74,17 +76,37 @@ async function listModels() {
   const body = { base_url: current.base_url };
   if (current.api_key_env) body.api_key_env = current.api_key_env;
   else if (current.api_key) body.api_key = current.api_key;
-  const response = await fetch("/api/models", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const answer = await response.json();
+  let response;
+  let answer;
+  try {
+    response = await fetch("/api/models", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    answer = await response.json();
+  } catch (error) {
+    showModelsError({ message: `no answer from Streamscope (${error.message})` });
+    return;
+  }
   if (!response.ok) {
-    problem.textContent = `Models: ${answer.error.message}`;
+    showModelsError(answer?.error ?? { message: `the server answered ${response.status}` });
     return;
   }
   const datalist = document.getElementById("live-models");
   clear(datalist);
   for (const id of answer.models) datalist.appendChild(el("option", { value: id }));
-  problem.textContent = "";
+  showModelsError(null);
   page.say(`${answer.models.length} models: ${answer.models.slice(0, 8).join(", ")}${answer.models.length > 8 ? "…" : ""}`);
+}
+
+/** The model list's error ({code, message, upstream?}: status, title and the upstream's body
+ * behind a toggle, all as text), or none. */
+function showModelsError(error) {
+  if (error) showProblem(modelsError, error, "Models: ");
+  else clear(modelsError);
+  modelsError.hidden = !error;
+}
+
+function showShareLink(url, ended) {
+  clear(share);
+  share.append(ended ? "Share the recording: " : "Share while it streams: ", el("a", { href: url, "data-testid": "live-share-link" }, new URL(url, location.href).href));
 }
 
 function setRunning(on) {
@@ -97,11 +119,11 @@ const page = mountPlayer(root, {
   onMessage(message) {
     if (message.type === "status" && message.state === "started") {
       root.dataset.shareUrl = message.url;
-      clear(share);
-      share.append("Share while it streams: ", el("a", { href: message.url, "data-testid": "live-share-link" }, new URL(message.url, location.href).href));
+      showShareLink(message.url, false);
       mine.remember({ id: message.capture, title: `Live run ${new Date().toLocaleString()}`, url: message.url, created: Date.now(), token: message.delete_token });
     }
     if (message.type === "end" || message.type === "error") setRunning(false);
+    if (message.type === "end" && root.dataset.shareUrl) showShareLink(root.dataset.shareUrl, true);
   },
 });
 
@@ -145,6 +167,9 @@ form.addEventListener("submit", (event) => {
     return;
   }
   clear(share);
+  delete root.dataset.shareUrl;
+  showModelsError(null);
+  problem.textContent = "";
   setRunning(true);
   page.say("Starting…");
   page.connect({ type: "start", ...request });

@@ -6,6 +6,7 @@
 // are local: they never wait for the server.
 
 import { Clock } from "./clock.js";
+import { momentFor } from "./share.js";
 
 export const State = Object.freeze({
   LOADING: "loading", // no events yet
@@ -56,6 +57,17 @@ export class Player {
 
   time() {
     return this.speed === "max" ? this.timeline.timeOfCursor(this.cursor) : this.clock.time();
+  }
+
+  /** The moment to show and to put in a link ({seconds, ms, decimals}): while playing, the
+   * clock's time; otherwise a time that reopens exactly this screen (share.js momentFor). */
+  moment() {
+    const time = this.time();
+    if (this.state === State.PLAYING) return { seconds: (Math.round(time) / 1000).toString(), ms: time, decimals: 3 };
+    const times = this.timeline.times;
+    const lo = this.cursor > 0 ? times[this.cursor - 1] : 0;
+    const hi = this.cursor < times.length ? times[this.cursor] : Infinity;
+    return momentFor(time, lo, hi);
   }
 
   dataArrived() {

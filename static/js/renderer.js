@@ -90,13 +90,7 @@ export class Renderer {
   }
 
   _settle() {
-    for (const view of this.views) {
-      view.flush();
-      const stream = this.timeline.stream(view.index);
-      const done = this.timeline.complete || stream.summary !== null;
-      const last = stream.events[stream.events.length - 1];
-      view.setEnded(done && last !== undefined && this.rendered > last.g);
-    }
+    for (const view of this.views) view.flush();
     this.onSettled?.(this.rendered);
   }
 

@@ -3,7 +3,8 @@
 // page gets no duplicates and no gaps. A live run's starter comes back as a follower of its
 // recording (the server stops a run whose starter went away).
 
-import { Connection, websocketUrl } from "./connection.js";
+import { Connection, VersionMismatch, websocketUrl } from "./connection.js";
+import { ProtocolError } from "./protocol.js";
 
 export const RETRY_DELAYS = [250, 500, 1000, 2000, 4000, 8000, 8000, 8000];
 
@@ -20,9 +21,12 @@ export class ResumingConnection {
   /**
    * @param timeline  the page's Timeline (what it already has)
    * @param deliver   called with each message the page should handle
-   * @param report    {say(text, kind), state(name or null), reconnected()}
+   * @param report    {say(text, kind), failed(text), state(name or null), reconnected()}:
+   *                  `failed` says what the user must know (a message the page cannot read,
+   *                  a server speaking another protocol version, reconnecting given up)
    */
-  constructor(timeline, deliver, report) {
+  constructor(timeline, deliver, report, { delays = RETRY_DELAYS } = {}) {
+    this.delays = delays;
     this.timeline = timeline;
     this.deliver = deliver;
     this.report = report;
@@ -55,9 +59,9 @@ export class ResumingConnection {
       closed: (event) => {
         if (socket !== this.connection || socket.closing) return; // replaced or closed on purpose
         if (event.code === 1000 && this.timeline.complete) return; // the server finished cleanly
-        this._reopen();
+        this._reopen(event);
       },
-      failed: () => {},
+      failed: (error) => this._failed(socket, error),
     });
     this.connection = socket;
     socket.openWith(message);
@@ -78,24 +82,44 @@ export class ResumingConnection {
     this.deliver(incoming);
   }
 
-  _reopen() {
+  /** A message the page cannot read is said (and skipped); another protocol version is said
+   * and ends the connection for good; a socket error is followed by its close (reconnecting). */
+  _failed(socket, error) {
+    if (error instanceof VersionMismatch) {
+      socket.closing = true; // reconnecting would meet the same server
+      this.report.state(null);
+      this.report.failed(error.message);
+    } else if (error instanceof ProtocolError) {
+      this.report.failed(`the server sent a message this page cannot read (${error.message})`);
+    }
+  }
+
+  _reopen(event) {
     const first = this.first;
     const source = first.type === "open" ? first.source : this.captureId ? { capture: this.captureId } : null;
+    const why = closeReason(event);
     if (!source) {
-      this.report.say("The connection was lost before the run started.", "error");
+      this.report.failed(`the connection was lost before the run started (${why})`);
       return;
     }
     this.attempt += 1;
-    if (this.attempt > RETRY_DELAYS.length) {
-      this.report.say("Could not reconnect. Reload the page to try again.", "error");
+    if (this.attempt > this.delays.length) {
       this.report.state(null);
+      this.report.failed(`could not reconnect after ${this.delays.length} attempts (${why}); reload the page to try again`);
       return;
     }
     this.report.state("reconnecting");
-    this.report.say(`Connection lost: reconnecting (attempt ${this.attempt})…`, "warning");
+    this.report.say(`Connection lost (${why}): reconnecting (attempt ${this.attempt} of ${this.delays.length})…`, "warning");
     setTimeout(() => {
       this.resuming = Boolean(this.timeline.capture);
       this._open(this.resuming ? { type: "open", source, resume: resumePoint(this.timeline) } : { type: "open", source });
-    }, RETRY_DELAYS[this.attempt - 1]);
+    }, this.delays[this.attempt - 1]);
   }
+}
+
+/** A websocket close in words: its code, and its reason when the server gave one. */
+export function closeReason(event) {
+  const code = event?.code ?? 1006;
+  const words = code === 1006 ? "no answer from the server" : event.reason || "closed";
+  return `${words}, code ${code}`;
 }

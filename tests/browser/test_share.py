@@ -83,18 +83,20 @@ def xss_capture() -> bytes:
     ).encode()
 
 
+def wait_loaded(page):
+    page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
+
+
 def upload_from_page(page, server, path, title=""):
+    """Upload through the home page: the player opens by itself at the share link."""
     page.goto(server.url + "/")
     page.get_by_test_id("upload-file").set_input_files(str(path))
     if title:
         page.locator("#upload-title").fill(title)
     page.get_by_test_id("upload-submit").click()
-    page.get_by_test_id("upload-open").wait_for()
-    return page.get_by_test_id("upload-open").get_attribute("href")
-
-
-def wait_loaded(page):
-    page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
+    page.wait_for_url(re.compile(r"/c/[\w-]+$"), timeout=15000)
+    wait_loaded(page)
+    return page.url
 
 
 def test_upload_then_share_link_at_a_moment_in_a_second_browser(
@@ -102,14 +104,14 @@ def test_upload_then_share_link_at_a_moment_in_a_second_browser(
 ):
     path = helpers.CAPTURES.parent.parent / "app" / "demos" / "plain-text.timed.jsonl"
     href = upload_from_page(page, server, path, title="Teaching demo")
-    assert "Read as timed: 1 stream" in page.get_by_test_id("upload-format").text_content()
-    assert page.get_by_test_id("upload-delete-token").text_content().startswith("Delete token")
+    assert page.get_by_test_id("capture-format").text_content() == "format: timed"
+    assert page.get_by_test_id("delete-token").text_content().startswith("Delete token")
     shot(page, "upload-result")
-    assert page.get_by_test_id("my-capture").count() >= 1
-    page.get_by_test_id("upload-open").click()
-    wait_loaded(page)
     assert page.get_by_test_id("player-title").text_content() == "Teaching demo"
     assert page.get_by_test_id("delete-token").is_visible()
+    page.reload()  # the token is shown once
+    wait_loaded(page)
+    assert not page.get_by_test_id("delete-token").is_visible()
     # Pause at a moment, at speed 2, and copy the link.
     stream = read_capture(path.read_bytes()).streams[0]
     schedule = Schedule(stream)
@@ -175,8 +177,6 @@ def test_markup_in_tokens_and_title_renders_literally_and_runs_nothing(
         path,
         title="<script>window.__xss=7</script><img src=x onerror=window.__xss=8>",
     )
-    page.get_by_test_id("upload-open").click()
-    wait_loaded(page)
     page.get_by_test_id("player-speed").select_option("max")
     page.get_by_test_id("player-play").click()
     page.wait_for_selector('#player[data-state="ended"]', state="attached")
@@ -204,8 +204,9 @@ def test_paste_and_drop_uploads(page, server):
     page.locator(".paste summary").click()
     page.get_by_test_id("upload-text").fill(helpers.corpus("mistral-small-text.sse").decode())
     page.get_by_test_id("upload-submit").click()
-    page.get_by_test_id("upload-open").wait_for()
-    assert "Read as sse" in page.get_by_test_id("upload-format").text_content()
+    page.wait_for_url(re.compile(r"/c/[\w-]+$"))
+    wait_loaded(page)
+    assert page.get_by_test_id("capture-format").text_content() == "format: sse"
     page.goto(server.url + "/")
     content = helpers.corpus("openai-gpt4o-refusal.sse").decode()
     transfer = page.evaluate_handle(
@@ -213,8 +214,10 @@ def test_paste_and_drop_uploads(page, server):
         content,
     )
     page.dispatch_event("body", "drop", {"dataTransfer": transfer})
-    page.get_by_test_id("upload-open").wait_for()
-    assert "Read as sse" in page.get_by_test_id("upload-format").text_content()
+    page.wait_for_url(re.compile(r"/c/[\w-]+$"))
+    wait_loaded(page)
+    assert page.get_by_test_id("capture-format").text_content() == "format: sse"
+    page.goto(server.url + "/")
     assert page.get_by_test_id("my-capture").first.locator("a").text_content() == "dropped.sse"
 
 
@@ -234,8 +237,6 @@ def test_owner_renames_and_deletes_from_the_page(page, server, tmp_path):
     path = tmp_path / "mine.sse"
     path.write_bytes(helpers.corpus("openai-gpt4o-length.sse"))
     upload_from_page(page, server, path)
-    page.get_by_test_id("upload-open").click()
-    wait_loaded(page)
     page.get_by_test_id("title-input").fill("Renamed by owner")
     page.locator('[data-testid="title-form"] button').click()
     wait_until(

@@ -44,10 +44,21 @@ export class Popover {
     clear(this.root);
     for (const entry of entries) this.root.appendChild(this._entry(entry));
     this.root.hidden = false;
-    const box = span.getBoundingClientRect();
-    const top = box.bottom + window.scrollY + 6;
-    const left = Math.max(8, Math.min(box.left + window.scrollX, window.scrollX + document.documentElement.clientWidth - 340));
-    this.root.style.top = `${top}px`;
+    this._place(span.getBoundingClientRect());
+  }
+
+  /** Under the token, or above it when it fits there and not below; inside the window's width
+   * (a phone's too). The page never scrolls for it. */
+  _place(box) {
+    const viewport = document.documentElement;
+    const width = this.root.offsetWidth;
+    const height = this.root.offsetHeight;
+    const below = viewport.clientHeight - box.bottom;
+    const above = box.top;
+    const flip = below < height + 12 && above > below;
+    const top = (flip ? box.top - height - 6 : box.bottom + 6) + window.scrollY;
+    const left = Math.max(8, Math.min(box.left, viewport.clientWidth - width - 8)) + window.scrollX;
+    this.root.style.top = `${Math.max(window.scrollY + 4, top)}px`;
     this.root.style.left = `${left}px`;
   }
 
@@ -73,7 +84,7 @@ export class Popover {
         item.append(
           el("span", { class: "alt-token" }, shownToken(alt)),
           el("span", { class: "alt-bar" }),
-          el("span", { class: "alt-p" }, percent(Math.exp(alt.logprob))),
+          el("span", { class: "alt-p", title: `logprob ${alt.logprob}` }, percent(Math.exp(alt.logprob))),
         );
         item.children[1].appendChild(bar);
         if (chosen) item.appendChild(el("span", { class: "alt-chosen", "aria-label": "chosen" }, "✓ chosen"));

@@ -77,14 +77,16 @@ export class Transport {
     box.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
+  /** The end, shown as the moment a link to it carries (the next whole ms: share.js). */
   setDuration(ms) {
     this.seek.max = String(Math.ceil(ms));
-    this.durationText.textContent = clockTime(ms);
+    this.durationText.textContent = clockTime(Math.ceil(ms));
   }
 
-  tick(time) {
-    this.seek.value = String(Math.round(time));
-    this.timeText.textContent = clockTime(time);
+  /** Show a moment ({ms, decimals}: Player.moment()). */
+  tick(moment) {
+    this.seek.value = String(Math.round(moment.ms));
+    this.timeText.textContent = clockTime(moment.ms, moment.decimals);
   }
 
   update() {
@@ -97,7 +99,7 @@ export class Transport {
     live.setAttribute("aria-pressed", String(this.player.state === State.LIVE));
     const value = String(this.player.speed);
     if (this.speed.value !== value) this.speed.value = value;
-    this.tick(this.player.time());
+    this.tick(this.player.moment());
   }
 }
 

@@ -1,0 +1,47 @@
+// The log panel: diagnostics, stream errors, payloads and keep-alives, each at its moment.
+
+import { el, popFrom } from "../dom.js";
+import { clockTime } from "../format.js";
+
+function describe(event) {
+  switch (event.kind) {
+    case "diagnostic":
+      return `${event.severity}: ${event.message}${event.line ? ` (line ${event.line})` : ""} [${event.code}]`;
+    case "error":
+      return `stream error: ${event.message}${event.code !== null && event.code !== undefined ? ` (code ${event.code})` : ""}`;
+    case "payload":
+      return `payload (${event.category}): ${event.summary}`;
+    case "comment":
+      return `keep-alive comment: ${event.text}`;
+    default:
+      return "[DONE]";
+  }
+}
+
+export class EventLog {
+  kinds = ["diagnostic", "error", "payload", "comment", "done"];
+  slot = "panels";
+
+  constructor({ index }) {
+    this.root = el("section", { class: "panel log", "data-testid": "diagnostics", dataset: { stream: index } });
+    this.root.appendChild(el("h3", {}, "Diagnostics, errors, payloads"));
+    this.list = el("ol", { class: "log-list" });
+    this.root.appendChild(this.list);
+  }
+
+  apply(event, g) {
+    const kind = event.kind;
+    const severity = kind === "diagnostic" ? event.severity : kind === "error" ? "error" : "info";
+    const item = el("li", { class: `log-item ${kind} ${severity}`, dataset: { seq: event.seq, g, kind } });
+    item.append(el("span", { class: "log-time" }, event.t === null || event.t === undefined ? "" : clockTime(event.t)), el("span", { class: "log-text" }, describe(event)));
+    this.list.appendChild(item);
+  }
+
+  rewind(seq) {
+    popFrom(this.list, seq);
+  }
+
+  flush() {}
+
+  setSummary() {}
+}

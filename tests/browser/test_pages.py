@@ -1,0 +1,164 @@
+"""Uploads, the live page and the embed as a new user meets them (issue 11): a failed run's
+recording shows how it ended (item 15), an upload opens the player by itself and an empty
+file's error is said once (item 16), the live page says what is true now and shows an
+upstream's error page as text (item 17), the embed shows dates (item 18)."""
+
+from __future__ import annotations
+
+import re
+import socket
+
+from app.captures.timed import end_line, header_line
+
+from .. import helpers
+from .test_live_page import fill_form
+from .test_player import wait_until
+from .test_share import upload_from_page, wait_loaded
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def refused_recording(port: int) -> bytes:
+    """What `streamscope record` (or a live run) writes when the connection is refused."""
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    return header_line(
+        created="2026-11-30T12:00:00Z", source={"url": url, "kind": "live"}, request={"model": "m"}
+    ) + end_line(19.9, "error", f"connection refused by 127.0.0.1:{port}")
+
+
+def test_a_refused_recording_uploads_and_says_how_it_ended(page, server, tmp_path):
+    path = tmp_path / "refused.timed.jsonl"
+    path.write_bytes(refused_recording(9))
+    upload_from_page(page, server, path)
+    alert = page.get_by_test_id("player-alert")
+    assert alert.is_visible()
+    assert alert.text_content() == (
+        "The recording ended with an error: connection refused by 127.0.0.1:9"
+    )
+    assert page.get_by_test_id("player-status").text_content() == (
+        "Recording ended: error: connection refused by 127.0.0.1:9"
+    )
+
+
+def test_the_shared_page_of_a_failed_live_run_shows_its_error(page, server):
+    page.goto(server.url + "/live")
+    status = page.get_by_test_id("player-status")
+    assert status.text_content() == "No run yet: fill in the endpoint and press Run."
+    port = closed_port()
+    page.get_by_test_id("live-base-url").fill(f"http://127.0.0.1:{port}/v1")
+    page.get_by_test_id("live-model").fill("m")
+    page.get_by_test_id("live-run").click()
+    wait_until(page, "document.querySelector('#player').dataset.endReason === 'error'")
+    assert "connection refused" in page.get_by_test_id("player-alert").text_content()
+    share = page.get_by_test_id("live-share")
+    wait_until(page, "document.querySelector('[data-testid=live-share-link]') !== null")
+    assert share.text_content().startswith("Share the recording: ")
+    link = page.get_by_test_id("live-share-link").get_attribute("href")
+    page.goto(server.url + link)
+    wait_loaded(page)
+    assert "Ready: 0 events" not in page.get_by_test_id("player-status").text_content()
+    assert page.get_by_test_id("player-alert").text_content() == (
+        f"The recording ended with an error: connection refused by 127.0.0.1:{port}"
+    )
+
+
+def test_an_upload_opens_the_player_by_itself(page, server, tmp_path):
+    path = tmp_path / "opened.sse"
+    path.write_bytes(helpers.corpus("openai-gpt4o-length.sse"))
+    page.goto(server.url + "/")
+    page.get_by_test_id("upload-file").set_input_files(str(path))
+    page.get_by_test_id("upload-submit").click()
+    page.wait_for_url(re.compile(r"/c/[\w-]+$"), timeout=15000)
+    wait_loaded(page)
+    assert page.get_by_test_id("delete-token").text_content().startswith("Delete token")
+
+
+def test_an_empty_file_is_refused_once(page, server, tmp_path):
+    path = tmp_path / "empty.sse"
+    path.write_bytes(b"")
+    page.goto(server.url + "/")
+    page.get_by_test_id("upload-file").set_input_files(str(path))
+    page.get_by_test_id("upload-submit").click()
+    wait_until(page, "document.getElementById('upload-result').dataset.state === 'error'")
+    text = page.get_by_test_id("upload-result").text_content()
+    assert text == "Not opened: not a stream: the file is empty (empty)"
+    assert page.url == server.url + "/"
+    page.errors.expect("status of 400")
+
+
+def test_an_upstream_error_page_is_shown_as_text_with_its_body_behind_a_toggle(page, server, fake):
+    fill_form(page, server, fake, "html")
+    # The models list from an "upstream" that answers with an HTML 404 page (Streamscope itself).
+    page.get_by_test_id("live-base-url").fill(server.url + "/no-such-api/v1")
+    page.get_by_test_id("live-list-models").click()
+    models_error = page.get_by_test_id("live-models-error")
+    models_error.wait_for(state="visible")
+    assert (
+        models_error.locator('[data-problem="message"]')
+        .text_content()
+        .startswith("Models: HTTP 404 from 127.0.0.1")
+    )
+    assert "<" not in models_error.locator('[data-problem="message"]').text_content()
+    assert models_error.locator("details pre").count() == 1
+    assert not models_error.locator("details pre").is_visible()
+    page.errors.expect("status of 400")
+    # A run against a fake upstream that answers 502 with an HTML page.
+    page.get_by_test_id("live-base-url").fill(fake.url)
+    page.get_by_test_id("live-run").click()
+    assert not models_error.is_visible(), "the models error is about an earlier request"
+    wait_until(page, "document.querySelector('#player').dataset.endReason === 'error'", timeout=15)
+    status = page.get_by_test_id("player-status").text_content()
+    assert status == "Recording ended: error: HTTP 502 from upstream, an HTML page, not a stream"
+    alert = page.get_by_test_id("player-alert")
+    alert.locator("summary").click()
+    body = alert.locator('[data-problem="body"]')
+    assert body.is_visible()
+    assert body.text_content().startswith("<html><body><h1>502 Bad Gateway</h1><script>")
+    assert alert.locator("h1, script").count() == 0  # text, never markup
+    assert page.get_by_test_id("live-share").text_content().startswith("Share the recording")
+    # The raw view shows the one raw event's text (it stayed "loading" before).
+    raw = page.locator('[data-testid="raw-view"] .raw-list li')
+    wait_until(page, "!document.querySelector('[data-testid=raw-view] li.loading')", timeout=5)
+    assert raw.count() == 1 and "502 Bad Gateway" in raw.text_content()
+
+
+def test_the_models_error_contract_shows_status_title_and_body(page, server):
+    """The /api/models error shape with `upstream` (docs/live.md), rendered by the live page's
+    own module in the page (the server side of it lands separately)."""
+    page.goto(server.url + "/live")
+    page.evaluate(
+        """import('/static/js/problem.js').then((m) => {
+          const box = document.querySelector('[data-testid=live-models-error]');
+          m.showProblem(box, {code: 'bad_upstream',
+            message: "HTTP 404 from host: an HTML page titled 'Not Found', not the models list",
+            upstream: {status: 404, content_type: 'text/html', title: 'Not Found',
+                       body: '<html><title>Not Found</title><img src=x onerror=window.__x=1></html>'}},
+            'Models: ');
+          box.hidden = false;
+        })"""
+    )
+    box = page.get_by_test_id("live-models-error")
+    assert box.locator('[data-problem="facts"]').text_content() == (
+        " (HTTP 404, text/html, page title “Not Found”)"
+    )
+    box.locator("summary").click()
+    assert box.locator("pre").text_content().startswith("<html><title>Not Found</title>")
+    assert box.locator("img").count() == 0
+    assert page.evaluate("window.__x") is None
+
+
+def test_the_embed_shows_dates_not_unix_timestamps(page, server, tmp_path):
+    path = tmp_path / "dated.sse"
+    path.write_bytes(helpers.corpus("openai-gpt4o-tool-single.sse"))
+    href = upload_from_page(page, server, path)
+    page.goto(href.replace("/c/", "/embed/"))
+    wait_loaded(page)
+    info = page.get_by_test_id("capture-info").text_content()
+    assert not re.search(r"\b\d{9,}\b", info), info
+    assert re.search(r"uploaded \d{2} \w{3} 20\d\d, \d{2}:\d{2} UTC", info), info
+    stamp = page.locator('[data-testid="capture-info"] time').first.get_attribute("datetime")
+    assert re.fullmatch(r"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp)
