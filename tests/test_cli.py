@@ -73,3 +73,16 @@ def test_stdin_and_forced_format(capsys):
     assert json.loads(result.stdout)["format"] == "sse"
     assert main(["inspect", str(capture_path("mistral-small-text.sse"))]) == 0
     assert "format sse" in capsys.readouterr().out
+
+
+def test_inspect_detects_a_bom_and_cr_only_line_endings(tmp_path):
+    path = tmp_path / "cr.sse"
+    path.write_bytes(
+        b"\xef\xbb\xbf"
+        + capture_path("openai-gpt4o-tool-single.sse").read_bytes().replace(b"\n", b"\r")
+    )
+    result = run("inspect", str(path), "--json")
+    assert result.returncode == 0, result.stdout
+    document = json.loads(result.stdout)
+    assert document["format"] == "sse"
+    assert document["streams"][0]["completion"]["choices"][0]["finish_reason"] == "tool_calls"

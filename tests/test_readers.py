@@ -61,6 +61,13 @@ def test_docs_form_positions_point_at_the_data_line():
     assert capture.streams[0].raw_text(0).startswith('data: {\n"id": "chatcmpl-4b71')
 
 
+def test_docs_form_comments_strip_one_leading_space_as_sse_does():
+    data = b'Prose first.\n\n  :  indented, two spaces\n: one\ndata: {\n"choices": []\n}\n...\n'
+    capture = read_capture(data, "docs")
+    comments = [e.text for e in capture.streams[0].events if e.kind == "comment"]
+    assert comments == [" indented, two spaces", "one"]
+
+
 # ------------------------------------------------------------------ JSON Lines and arrays
 CHUNKS = [
     {
@@ -297,6 +304,26 @@ def test_truncated_gzip_keeps_what_came_out():
 )
 def test_detection(name, fmt):
     assert read_capture(corpus(name)).format == fmt
+
+
+def cr_only_with_bom() -> bytes:
+    body = corpus("openai-gpt4o-tool-single.sse").replace(b"\n", b"\r")
+    return b"\xef\xbb\xbf" + body
+
+
+def test_a_bom_and_cr_only_line_endings_are_detected_as_sse():
+    data = cr_only_with_bom()
+    capture = read_capture(data)
+    assert capture.format == "sse", [d.message for d in capture.diagnostics]
+    expected = completion(read_capture(corpus("openai-gpt4o-tool-single.sse")).streams[0])
+    assert completion(capture.streams[0]) == expected
+
+
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n", b"\n"])
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_detection_after_prose_sees_fields_at_every_kind_of_line_start(ending, bom):
+    lines = [b"A stream as it came:", b": keep-alive", b"event: message", b"data: [DONE]", b""]
+    assert read_capture(bom + ending.join(lines)).format == "sse"
 
 
 def test_forced_format_is_used_and_unknown_format_refused():

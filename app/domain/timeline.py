@@ -173,9 +173,10 @@ class SSEFeeder:
     def _take(self, items: list[SSEItem], t: float | None) -> None:
         builder = self.builder
         diagnostics = self.decoder.diagnostics
-        for item in items:
+        first = self.decoder.emitted - len(items)
+        for number, item in enumerate(items, first):
             if diagnostics:
-                self._drain(t)
+                self._drain(t, number)  # those noted before this item, wherever reads were cut
             if item.data is not None:
                 builder.data(item.raw, item.data, item.data_offset)
             else:
@@ -183,10 +184,9 @@ class SSEFeeder:
         if diagnostics:
             self._drain(t)
 
-    def _drain(self, t: float | None) -> None:
-        for diag in self.decoder.diagnostics:
+    def _drain(self, t: float | None, before: int | None = None) -> None:
+        for diag in self.decoder.drain(before):
             self.builder.diagnostic(diag, t)
-        self.decoder.diagnostics.clear()
 
 
 def _separate_lines(payload: bytes | str) -> list[bytes] | None:
