@@ -1,4 +1,4 @@
-"""Metrics with the definitions of STREAMS.md section 5, computed only from real timing."""
+"""Metrics with the definitions of docs/timeline.md and app/domain/metrics.py, computed only from real timing."""
 
 from __future__ import annotations
 
