@@ -71,8 +71,10 @@ def _metrics_lines(metrics: dict[str, Any]) -> list[str]:
     tokens = metrics["output_tokens"]
     count = f"{tokens} ({metrics['tokens_source']})" if tokens is not None else "unknown"
     lines = [f"output tokens: {count}; chunks with choices: {metrics['chunks']}"]
-    if not metrics["timed"]:
-        lines.append("timing: unknown (this capture has no per-event times)")
+    lines.append(f"timing: {metrics['timing_note']}")
+    if metrics["timing_source"] != "reads":
+        if metrics["timing_source"] is not None:
+            lines.append(f"TTFT {_ms(metrics['ttft_ms'])}, E2EL {_ms(metrics['e2el_ms'])}")
         return lines
     lines.append(
         f"TTFT {_ms(metrics['ttft_ms'])}, TTFO {_ms(metrics['ttfo_ms'])}, "

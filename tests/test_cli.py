@@ -86,3 +86,17 @@ def test_inspect_detects_a_bom_and_cr_only_line_endings(tmp_path):
     document = json.loads(result.stdout)
     assert document["format"] == "sse"
     assert document["streams"][0]["completion"]["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_inspect_shows_har_timings_and_says_where_they_came_from(tmp_path):
+    from .test_readers import har_entry, timed_har, with_timings
+
+    path = tmp_path / "devtools.har"
+    path.write_bytes(
+        timed_har(with_timings(har_entry(capture_path("mistral-small-text.sse").read_bytes())))
+    )
+    text = run("inspect", str(path)).stdout.decode()
+    assert "timing: from the HAR entry's timings (started 2026-11-29T10:00:00.123Z)" in text
+    assert "TTFT 312.0 ms, E2EL 1,512.0 ms" in text
+    metrics = json.loads(run("inspect", str(path), "--json").stdout)["streams"][0]["metrics"]
+    assert (metrics["ttft_ms"], metrics["e2el_ms"], metrics["timing_source"]) == (312, 1512, "har")

@@ -1,7 +1,11 @@
-"""Timing metrics for one stream, with the definitions of STREAMS.md section 5 (vLLM's names).
+"""Timing metrics for one stream, with the definitions of docs/timeline.md, "Metrics"
+(vLLM's names).
 
 All times are milliseconds from the request start, taken in the backend at each network read.
 A stream without real timing gets ``None`` for every timing metric ("unknown"), never a guess.
+A HAR entry has no per-read times, only the whole response's: TTFT is then the time to the
+response's first byte and E2EL the time to its last byte, and nothing else is known.
+``timing_source`` says which ("reads", "har", or ``None``) and ``timing_note`` says it in words.
 
 * TTFT: first chunk with a non-empty ``choices`` list.
 * TTFO: first chunk with non-reasoning output (content, refusal or tool-call text).
@@ -24,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .events import Logprobs, Usage
-from .stream import Stream
+from .stream import ResponseTiming, Stream
 
 DEFAULT_STALL_MS = 250.0
 DEFINITIONS = {
@@ -38,6 +42,9 @@ DEFINITIONS = {
     "decode_tokens_per_s": "Decode rate: (N - 1) / (last chunk - first chunk).",
     "stalls": "Gaps between chunks at or above the stall threshold.",
 }
+# What the timing metrics were measured from, in words (after "timing: ").
+READS_NOTE = "from the time of each network read (a timed capture or a live run)"
+UNTIMED_NOTE = "unknown (this capture has no per-event times)"
 
 
 @dataclass
@@ -58,6 +65,8 @@ class Metrics:
     decode_tokens_per_s: float | None = None
     stall_ms: float = DEFAULT_STALL_MS
     stalls: list[dict[str, float]] = field(default_factory=list)
+    timing_source: str | None = None
+    timing_note: str = UNTIMED_NOTE
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -97,7 +106,10 @@ def compute(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> Metrics:
     metrics = Metrics(stream.timed, len(bearing), n, source, stall_ms=stall_ms)
     times = [raw.t for raw in bearing]
     if not stream.timed or not times or any(t is None for t in times):
+        if stream.response_timing is not None:
+            _from_response(metrics, stream.response_timing)
         return metrics
+    metrics.timing_source, metrics.timing_note = "reads", READS_NOTE
     stamps: list[float] = [t for t in times if t is not None]
     metrics.ttft_ms = stamps[0]
     metrics.e2el_ms = stamps[-1]
@@ -122,3 +134,16 @@ def compute(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> Metrics:
     if n and total_s > 0:
         metrics.tokens_per_s = n / total_s
     return metrics
+
+
+def _from_response(metrics: Metrics, timing: ResponseTiming) -> None:
+    """TTFT and E2EL from a whole response's times (a HAR entry's), said as such."""
+    metrics.ttft_ms = timing.first_byte_ms
+    metrics.e2el_ms = timing.end_ms
+    metrics.timing_source = timing.source
+    started = f" (started {timing.started})" if timing.started else ""
+    metrics.timing_note = (
+        f"from the {timing.source.upper()} entry's timings{started}: TTFT is the time to the "
+        "response's first byte and E2EL to its last byte; no per-event times, so the other "
+        "timing metrics are unknown"
+    )

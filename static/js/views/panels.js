@@ -86,7 +86,9 @@ export function renderMetrics(root, metrics, timed) {
     el("dd", { "data-metric": "stalls", "data-value": metrics ? metrics.stalls.length : "" }, metrics ? String(metrics.stalls.length) : "unknown"),
   );
   root.appendChild(list);
-  if (!timed) root.appendChild(el("p", { class: "muted", "data-metric": "untimed" }, "This capture has no per-event timing: timing metrics are unknown, and playback is paced evenly."));
+  // Where the timing metrics come from, as the backend says it (per-read times, a HAR entry's timings, none).
+  if (metrics?.timing_source) root.appendChild(el("p", { class: "muted", "data-metric": "timing_source", "data-value": metrics.timing_source }, `Timing: ${metrics.timing_note}`));
+  if (!timed) root.appendChild(el("p", { class: "muted", "data-metric": "untimed" }, metrics?.timing_source ? "This capture has no per-event timing: playback is paced evenly." : "This capture has no per-event timing: timing metrics are unknown, and playback is paced evenly."));
   const help = el("details", { class: "definitions" });
   help.appendChild(el("summary", {}, "Definitions"));
   const defs = el("dl");
