@@ -6,10 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-import orjson
-
 from .captures import FORMATS, Limits, read_capture
-from .domain.summary import diagnostic_json, summarize
+from .report import render, render_json
 
 EXIT_OK = 0
 EXIT_NO_STREAM = 2
@@ -30,16 +28,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     capture = read_capture(data, args.format, Limits())
     read_any = any(stream.raw for stream in capture.streams)
     if args.json:
-        document = {
-            "format": capture.format,
-            "compression": capture.compression,
-            "diagnostics": [diagnostic_json(d) for d in capture.diagnostics],
-            "streams": [summarize(stream, args.stall_ms) for stream in capture.streams],
-        }
-        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(render_json(capture, args.stall_ms))
     else:
-        from .report import render
-
         sys.stdout.write(render(capture, args.file, args.stall_ms))
     return EXIT_OK if read_any else EXIT_NO_STREAM
 
