@@ -10,7 +10,8 @@
 * ``slow:<count>``: ``count`` chunks, 100 ms apart (something to stop midway);
 * faults: ``stall`` (headers, then nothing), ``drip`` (one byte every 2 s), ``close:<n>`` (close
   the connection after n body bytes), ``429`` (with ``Retry-After: 1``, then a normal stream on
-  the next attempt), ``429always``, ``500`` (a JSON error), ``html`` (an HTML error page),
+  the next attempt), ``429always``, ``500`` (a JSON error), ``html`` (an HTML error page;
+  ``html:200``, an HTML page with 200 OK),
   ``json`` (a whole non-streaming completion), ``redirect`` (302 to another loopback port),
   ``echo-key`` (a 401 whose message repeats the key, as some servers do).
 
@@ -249,11 +250,11 @@ class Handler(BaseHTTPRequestHandler):
         )
 
     def _do_html(self, arg: str, body: dict) -> None:
-        self._whole(
-            502,
-            "text/html",
-            b"<html><body><h1>502 Bad Gateway</h1><script>alert(1)</script></body></html>",
-        )
+        """``html``: a 502 HTML error page; ``html:200``: an HTML page sent with 200 OK (a login
+        or landing page where the API should be)."""
+        status, title = (200, "Sign in") if arg == "200" else (502, "502 Bad Gateway")
+        page = f"<html><body><h1>{title}</h1><script>alert(1)</script></body></html>"
+        self._whole(status, "text/html", page.encode())
 
     def _do_json(self, arg: str, body: dict) -> None:
         completion = {

@@ -100,3 +100,27 @@ def test_inspect_shows_har_timings_and_says_where_they_came_from(tmp_path):
     assert "TTFT 312.0 ms, E2EL 1,512.0 ms" in text
     metrics = json.loads(run("inspect", str(path), "--json").stdout)["streams"][0]["metrics"]
     assert (metrics["ttft_ms"], metrics["e2el_ms"], metrics["timing_source"]) == (312, 1512, "har")
+
+
+def test_version_is_the_package_version():
+    import tomllib
+
+    from app import __version__
+
+    result = run("--version")
+    assert result.returncode == 0
+    project = tomllib.loads((capture_path("x").parents[2] / "pyproject.toml").read_text())
+    assert result.stdout.decode().strip() == f"streamscope {__version__}"
+    assert __version__ == project["project"]["version"]
+
+
+def test_every_option_of_every_command_has_help_text():
+    import argparse
+
+    from app.cli import build_parser
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, command in commands.choices.items():
+        for action in command._actions:
+            assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)

@@ -22,7 +22,7 @@ from ..domain.stream import Source, Stream
 from ..domain.summary import summarize
 from ..domain.timeline import TimelineBuilder
 from ..protocol import encode
-from .recorder import Recorder, Redactor
+from .recorder import Recorder, Redactor, settle_end
 from .upstream import RunRequest
 
 RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
@@ -93,9 +93,7 @@ class LiveRun:
             if self.feeder is None:
                 self.feeder = BodyFeeder(self.builder, None)
             self.feeder.close(t)
-            if reason == "done" and self.builder.interpreter.errored:
-                reason = "error"
-                error = error or "the stream reported an error"
+            reason, error = settle_end(reason, error, self.builder.interpreter.errored)
             self.stream.end_reason = reason
             self.stream.end_error = self.redactor.text(error) if error else None
             self._append(self._new_timeline())
