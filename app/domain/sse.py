@@ -33,9 +33,9 @@ class SSEItem:
 
 
 class SSEDecoder:
-    """Turns byte reads into ``SSEItem`` s. Problems go to ``diagnostics``; ``drain`` takes them
-    out in their place among the items (``emitted`` counts the items returned so far), so the
-    order does not depend on where the reads were cut.
+    """Turns byte reads into ``SSEItem`` s. Problems go to ``diagnostics``; ``take_notes``
+    takes them out with their place among the items (how many items were emitted before each),
+    so the order does not depend on where the reads were cut.
 
     ``line`` and ``byte`` give the position of the first byte fed, so a body that starts after
     HTTP headers still reports file positions.
@@ -117,15 +117,13 @@ class SSEDecoder:
         self._release(out)
         return out
 
-    def drain(self, before: int | None = None) -> list[Diagnostic]:
-        """Take out the diagnostics noted before item number ``before`` (counted as
-        ``emitted`` counts), or all of them."""
-        count = len(self._marks)
-        if before is not None:
-            count = next((i for i, mark in enumerate(self._marks) if mark > before), count)
-        taken = self.diagnostics[:count]
-        del self.diagnostics[:count], self._marks[:count]
-        return taken
+    def take_notes(self) -> list[tuple[int, Diagnostic]]:
+        """Take out every diagnostic so far, each with the number of items emitted before it
+        (items are numbered from 0 over the decoder's life, as ``emitted`` counts them)."""
+        notes = list(zip(self._marks, self.diagnostics, strict=True))
+        self._marks.clear()
+        self.diagnostics.clear()
+        return notes
 
     def _emit(self, out: list[SSEItem], item: SSEItem) -> None:
         self.emitted += 1

@@ -171,22 +171,22 @@ class SSEFeeder:
         return self.builder.close()
 
     def _take(self, items: list[SSEItem], t: float | None) -> None:
+        """The items of one read, each after the diagnostics noted before it (so their order
+        does not depend on where the reads were cut)."""
         builder = self.builder
-        diagnostics = self.decoder.diagnostics
+        notes = self.decoder.take_notes()
+        pending = 0
         first = self.decoder.emitted - len(items)
         for number, item in enumerate(items, first):
-            if diagnostics:
-                self._drain(t, number)  # those noted before this item, wherever reads were cut
+            while pending < len(notes) and notes[pending][0] <= number:
+                builder.diagnostic(notes[pending][1], t)
+                pending += 1
             if item.data is not None:
                 builder.data(item.raw, item.data, item.data_offset)
             else:
                 builder.comment(item.raw, item.comment or "")
-        if diagnostics:
-            self._drain(t)
-
-    def _drain(self, t: float | None, before: int | None = None) -> None:
-        for diag in self.decoder.drain(before):
-            self.builder.diagnostic(diag, t)
+        for _, diag in notes[pending:]:
+            builder.diagnostic(diag, t)
 
 
 def _separate_lines(payload: bytes | str) -> list[bytes] | None:
