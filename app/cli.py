@@ -6,10 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-import orjson
-
+from . import __version__
 from .captures import FORMATS, Limits, read_capture
-from .domain.summary import diagnostic_json, summarize
+from .report import render, render_json
 
 EXIT_OK = 0
 EXIT_NO_STREAM = 2
@@ -30,16 +29,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     capture = read_capture(data, args.format, Limits())
     read_any = any(stream.raw for stream in capture.streams)
     if args.json:
-        document = {
-            "format": capture.format,
-            "compression": capture.compression,
-            "diagnostics": [diagnostic_json(d) for d in capture.diagnostics],
-            "streams": [summarize(stream, args.stall_ms) for stream in capture.streams],
-        }
-        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(render_json(capture, args.stall_ms))
     else:
-        from .report import render
-
         sys.stdout.write(render(capture, args.file, args.stall_ms))
     return EXIT_OK if read_any else EXIT_NO_STREAM
 
@@ -92,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="streamscope",
         description="See what an LLM really sends when it streams.",
     )
+    parser.add_argument("--version", action="version", version=f"streamscope {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     inspect = commands.add_parser("inspect", help="read a capture and summarise each stream")
     inspect.add_argument("file", help="capture file, or - for standard input")
@@ -110,17 +102,24 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1, help="gunicorn workers (production)")
     serve.add_argument("--threads", type=int, default=64, help="threads per worker (production)")
     serve.set_defaults(run=cmd_serve)
-    rec = commands.add_parser("record", help="stream one request and write it as a timed capture")
-    rec.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1")
-    rec.add_argument("--model", required=True)
+    rec = commands.add_parser(
+        "record",
+        help="stream one request and write it as a timed capture",
+        description="Stream one chat completion request and write it as a timed capture. "
+        "Exits 0 when the run ended normally, 2 when it failed (what came is still written).",
+    )
+    rec.add_argument(
+        "--base-url", required=True, help="the endpoint's base URL, e.g. http://localhost:8000/v1"
+    )
+    rec.add_argument("--model", required=True, help="the model to ask, as the endpoint names it")
     rec.add_argument("--api-key-env", help="read the API key from this environment variable")
     prompt = rec.add_mutually_exclusive_group()
-    prompt.add_argument("--prompt", help="one user message")
+    prompt.add_argument("--prompt", help="one user message (default: 'Say hello.')")
     prompt.add_argument("--messages", help="a JSON file with the messages list")
-    rec.add_argument("--temperature", type=float)
-    rec.add_argument("--max-tokens", type=int)
-    rec.add_argument("--seed", type=int)
-    rec.add_argument("--n", type=int)
+    rec.add_argument("--temperature", type=float, help="sampling temperature, sent as given")
+    rec.add_argument("--max-tokens", type=int, help="the most tokens to generate (max_tokens)")
+    rec.add_argument("--seed", type=int, help="sampling seed, for providers that take one")
+    rec.add_argument("--n", type=int, help="how many choices to generate (n)")
     rec.add_argument(
         "--logprobs", type=int, metavar="K", help="logprobs on, with K top alternatives"
     )

@@ -1,12 +1,21 @@
-"""The human-readable ``inspect`` report: one block per stream."""
+"""What ``inspect`` prints: the human-readable report (one block per stream), or JSON.
+
+The readable report never parses the logprob entries (they stay JSON text, as in the JSON
+output): it counts them from the timeline, so it costs no more than ``--json``.
+"""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
+import orjson
+
 from .captures import Capture
-from .domain.summary import summarize
+from .domain.events import Logprobs
+from .domain.stream import Stream
+from .domain.summary import diagnostic_json, summarize
 
 INDENT = "  "
 
@@ -32,7 +41,22 @@ def _pretty_arguments(arguments: str, status: str) -> str:
     return json.dumps(json.loads(arguments), indent=2, ensure_ascii=False)
 
 
-def _choice_lines(choice: dict[str, Any], calls: list[dict[str, Any]]) -> list[str]:
+def _known(value: Any) -> str:
+    return "unknown" if value is None else str(value)
+
+
+def _logprob_counts(stream: Stream) -> Counter[tuple[int, str]]:
+    """Logprob entries per (choice, field), counted without parsing them."""
+    counts: Counter[tuple[int, str]] = Counter()
+    for event in stream.events:
+        if isinstance(event, Logprobs):
+            counts[event.choice, event.field] += event.count
+    return counts
+
+
+def _choice_lines(
+    choice: dict[str, Any], calls: list[dict[str, Any]], logprobs: Counter[tuple[int, str]]
+) -> list[str]:
     message = choice["message"]
     lines = [f"choice {choice['index']} (finish: {choice['finish_reason']})"]
     content = message.get("content")
@@ -56,14 +80,15 @@ def _choice_lines(choice: dict[str, Any], calls: list[dict[str, Any]]) -> list[s
             f"INVALID JSON: {info['error'] if info else '?'}"
         )
         fn = call["function"]
-        lines.append(f"{INDENT}tool call {number}: {fn['name']} (id {call['id']}) - {verdict}")
+        lines.append(
+            f"{INDENT}tool call {number}: {_known(fn['name'])} (id {_known(call['id'])}) - {verdict}"
+        )
         lines += [
             INDENT * 2 + line for line in _pretty_arguments(fn["arguments"], status).splitlines()
         ]
-    logprobs = choice.get("logprobs") or {}
     for field in ("content", "refusal"):
-        if logprobs.get(field):
-            lines.append(f"{INDENT}logprobs: {len(logprobs[field])} {field} tokens")
+        if logprobs[choice["index"], field]:
+            lines.append(f"{INDENT}logprobs: {logprobs[choice['index'], field]} {field} tokens")
     return lines
 
 
@@ -71,8 +96,10 @@ def _metrics_lines(metrics: dict[str, Any]) -> list[str]:
     tokens = metrics["output_tokens"]
     count = f"{tokens} ({metrics['tokens_source']})" if tokens is not None else "unknown"
     lines = [f"output tokens: {count}; chunks with choices: {metrics['chunks']}"]
-    if not metrics["timed"]:
-        lines.append("timing: unknown (this capture has no per-event times)")
+    lines.append(f"timing: {metrics['timing_note']}")
+    if metrics["timing_source"] != "reads":
+        if metrics["timing_source"] is not None:
+            lines.append(f"TTFT {_ms(metrics['ttft_ms'])}, E2EL {_ms(metrics['e2el_ms'])}")
         return lines
     lines.append(
         f"TTFT {_ms(metrics['ttft_ms'])}, TTFO {_ms(metrics['ttfo_ms'])}, "
@@ -93,9 +120,18 @@ def _metrics_lines(metrics: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
-    from .domain.assemble import plain
+def render_json(capture: Capture, stall_ms: float = 250.0) -> bytes:
+    """``inspect --json``: the format, capture diagnostics and every stream's summary."""
+    document = {
+        "format": capture.format,
+        "compression": capture.compression,
+        "diagnostics": [diagnostic_json(d) for d in capture.diagnostics],
+        "streams": [summarize(stream, stall_ms) for stream in capture.streams],
+    }
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
 
+
+def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
     out = [
         f"{name}: format {capture.format or 'unknown'}"
         + (f" ({capture.compression})" if capture.compression else "")
@@ -105,15 +141,16 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
         out.append(f"  [{diag.severity}] {diag.code}: {diag.message}")
     for stream in capture.streams:
         summary = summarize(stream, stall_ms)
-        completion = plain(summary["completion"])
+        completion = summary["completion"]  # logprobs are JSON fragments: counted, not read
+        logprobs = _logprob_counts(stream)
         out.append("")
         out.append(
-            f"Stream {stream.index + 1} ({stream.origin}): model {completion.get('model')}, "
-            f"id {completion.get('id')}"
+            f"Stream {stream.index + 1} ({stream.origin}): model {_known(completion['model'])}, "
+            f"id {_known(completion['id'])}"
         )
         for choice in completion["choices"]:
             calls = [c for c in summary["tool_calls"] if c["choice"] == choice["index"]]
-            out += [INDENT + line for line in _choice_lines(choice, calls)]
+            out += [INDENT + line for line in _choice_lines(choice, calls, logprobs)]
         usage = completion.get("usage")
         out.append(f"{INDENT}usage: {json.dumps(usage) if usage is not None else 'none'}")
         out += [INDENT + line for line in _metrics_lines(summary["metrics"])]
@@ -121,7 +158,8 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
             ended = f"{INDENT}recording ended: {stream.end_reason}"
             out.append(ended + (f" ({stream.end_error})" if stream.end_error else ""))
         for error in summary["errors"]:
-            out.append(f"{INDENT}STREAM ERROR: {error['message']} (code {error['code']})")
+            code = f" (code {error['code']})" if error["code"] is not None else ""
+            out.append(f"{INDENT}STREAM ERROR: {error['message']}{code}")
         for diag in summary["diagnostics"]:
             where = f"line {diag['line']}" if diag["line"] is not None else "end"
             out.append(f"{INDENT}[{diag['severity']}] {where}: {diag['code']}: {diag['message']}")

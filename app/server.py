@@ -17,7 +17,7 @@ def serve(overrides: dict[str, Any]) -> int:
     logs.configure()
     server = make_server(settings["host"], settings["port"], app, threaded=True)
     host, port = server.server_address[:2]
-    print(f"Streamscope {app.name} listening on http://{host}:{port}/", flush=True)
+    print(f"Streamscope listening on http://{host}:{port}/", flush=True)
     print(f"data directory: {settings['data_dir']}", flush=True)
     try:
         server.serve_forever()

@@ -9,13 +9,23 @@ clean; it reads the same file). Prints a Markdown table and exits 1 when a targe
 Measures
 --------
 * floor: split the file into lines, ``orjson.loads`` each ``data:`` payload (not [DONE]),
-  append ``delta.content`` strings to a list and extend a list with ``logprobs.content``
-  entries. Streamscope: ``read_capture(data)`` + ``assemble(stream.events)`` on the same bytes.
-  Target: Streamscope <= 2x floor. Timing is best of ``--repeat`` (default 3) runs with
+  keep the ``delta.content`` strings and each chunk's ``logprobs.content`` entries as JSON
+  text (``orjson.dumps``), and drop the parsed chunk. That is what Streamscope keeps (it holds
+  logprob entries as JSON text, never as objects), so the collector runs as it does for the
+  product. Streamscope: ``read_capture(data)`` + ``assemble(stream.events)`` on the same
+  bytes. Target: Streamscope <= 2x floor. Timing is best of ``--repeat`` (default 3) runs with
   ``time.perf_counter``, ``gc.collect()`` before each run, results dropped outside the timed
-  region. Default GC settings (the criterion); the same pair with ``gc.disable()`` is
-  reported for information, because keeping ~3M small objects alive makes the cyclic GC a
-  large share of both times.
+  region; what is compared runs in turns (floor, Streamscope, floor, ...), so a change in
+  the machine's load touches both. Default GC settings, as the product runs (the criterion); the same pair with
+  ``gc.disable()`` is reported for information. Also for information: the former floor, which
+  kept every parsed logprob entry alive (~3M small objects), so the cyclic GC made most of its
+  time and the ratio flattered Streamscope.
+* inspect: what ``streamscope inspect`` does after reading the file, ``read_capture`` then
+  ``report.render`` (readable) or ``report.render_json`` (``--json``), timed as above and
+  traced for peak memory in a child each. Target: readable <= 1x ``--json``, in CPU time
+  (``time.process_time``, best of max(``--repeat``, 5), the two taking turns: the two differ
+  by a few percent, less than what other processes on a shared machine do to wall-clock
+  time, which is shown too) and in peak memory.
 * openai SDK on a 20k-chunk file: ``SSEDecoder().iter_bytes`` over 16 KiB reads,
   ``construct_type(type_=ChatCompletionChunk, value=json.loads(sse.data))``,
   ``ChatCompletionStreamState.handle_chunk`` and ``get_final_completion``; one run, stopped
@@ -69,6 +79,7 @@ from app.captures import read_capture  # noqa: E402
 from app.domain.assemble import assemble, plain  # noqa: E402
 from app.domain.stream import Source  # noqa: E402
 from app.domain.timeline import SSEFeeder, TimelineBuilder  # noqa: E402
+from app.report import render, render_json  # noqa: E402
 
 OUT = HERE / "out"
 MIB = 1024 * 1024
@@ -91,6 +102,25 @@ def ensure_capture(chunks: int) -> Path:
     return path
 
 
+def interleaved(
+    fns: list[Callable[[], Any]], repeat: int
+) -> tuple[list[list[float]], list[list[float]]]:
+    """Each function's wall-clock and CPU times (``time.process_time``), the functions taking
+    turns: what is compared ran under the same load (other processes share this machine; the
+    CPU time leaves out the time this process waited for a core)."""
+    walls: list[list[float]] = [[] for _ in fns]
+    cpus: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            gc.collect()
+            wall0, cpu0 = time.perf_counter(), time.process_time()
+            result = fn()
+            walls[i].append(time.perf_counter() - wall0)
+            cpus[i].append(time.process_time() - cpu0)
+            del result
+    return walls, cpus
+
+
 def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float]]:
     times = []
     for _ in range(repeat):
@@ -103,7 +133,35 @@ def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float]]:
     return min(times), times
 
 
-def floor(data: bytes) -> tuple[list[str], list[Any]]:
+def floor(data: bytes) -> tuple[list[str], list[bytes]]:
+    """The least a reader must do and keep: content strings, logprob entries as JSON text."""
+    content: list[str] = []
+    logprobs: list[bytes] = []
+    loads, dumps = orjson.loads, orjson.dumps
+    for line in data.split(b"\n"):
+        if not line.startswith(b"data:"):
+            continue
+        payload = line[5:].lstrip(b" ")
+        if payload == b"[DONE]":
+            continue
+        chunk = loads(payload)
+        for choice in chunk["choices"]:
+            delta = choice.get("delta")
+            if delta:
+                text = delta.get("content")
+                if text:
+                    content.append(text)
+            lp = choice.get("logprobs")
+            if lp:
+                entries = lp.get("content")
+                if entries:
+                    logprobs.append(dumps(entries))
+    return content, logprobs
+
+
+def floor_kept(data: bytes) -> tuple[list[str], list[Any]]:
+    """The former floor: every parsed logprob entry kept alive (for the correctness check, and
+    for information)."""
     content: list[str] = []
     logprobs: list[Any] = []
     loads = orjson.loads
@@ -131,6 +189,17 @@ def floor(data: bytes) -> tuple[list[str], list[Any]]:
 def streamscope(data: bytes) -> dict[str, Any]:
     cap = read_capture(data)
     return assemble(cap.streams[0].events)
+
+
+def inspect_json(data: bytes) -> bytes:
+    return render_json(read_capture(data))
+
+
+def inspect_readable(data: bytes) -> str:
+    return render(read_capture(data), "capture")
+
+
+INSPECT = {"json": inspect_json, "readable": inspect_readable}
 
 
 def sdk_run(data: bytes, budget: float, read_size: int = 16384) -> dict[str, Any]:
@@ -228,6 +297,17 @@ def peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def mem_child_inspect(path: str, what: str) -> None:
+    """Run in a child: file bytes loaded first, then one inspect output under tracemalloc."""
+    data = Path(path).read_bytes()
+    gc.collect()
+    tracemalloc.start()
+    out = INSPECT[what](data)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(json.dumps({"size": len(data), "peak": peak, "output": len(out)}))
+
+
 def mem_child(path: str) -> None:
     """Run in a child: file bytes loaded first, then parse + assemble (RSS, then tracemalloc)."""
     data = Path(path).read_bytes()
@@ -284,9 +364,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
     parser.add_argument("--no-gc-off", action="store_true", help="skip the gc.disable() rows")
     parser.add_argument("--mem-child", help=argparse.SUPPRESS)
+    parser.add_argument("--mem-inspect", choices=sorted(INSPECT), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.mem_child:
-        mem_child(args.mem_child)
+        if args.mem_inspect:
+            mem_child_inspect(args.mem_child, args.mem_inspect)
+        else:
+            mem_child(args.mem_child)
         return 0
 
     started = time.perf_counter()
@@ -314,31 +398,46 @@ def main(argv: list[str] | None = None) -> int:
     table = Table()
 
     # ---- correctness first: the benchmark is meaningless if the result is wrong
-    content, lps = floor(data)
+    content, lps = floor_kept(data)
     result = plain(streamscope(data))
     choice = result["choices"][0]
     assert choice["message"]["content"] == "".join(content), "content differs from the floor"
     assert choice["logprobs"]["content"] == lps, "logprobs differ from the floor"
     assert result["usage"]["completion_tokens"] == args.chunks
-    del content, lps, result, choice
+    _, texts = floor(data)
+    assert [e for t in texts for e in orjson.loads(t)] == lps, "the floor's JSON text differs"
+    del content, lps, result, choice, texts
 
-    # ---- memory (child process: clean peak RSS)
-    proc = subprocess.run(
-        [sys.executable, __file__, "--mem-child", str(big)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    mem = json.loads(proc.stdout.strip().splitlines()[-1])
+    # ---- memory (child processes: clean peak RSS)
+    def child(*extra: str) -> dict[str, Any]:
+        proc = subprocess.run(
+            [sys.executable, __file__, "--mem-child", str(big), *extra],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    mem = child()
+    mem_inspect = {what: child("--mem-inspect", what) for what in INSPECT}
 
     # ---- speed vs floor
-    t_floor, floor_all = best_of(lambda: floor(data), args.repeat)
-    t_ss, ss_all = best_of(lambda: streamscope(data), args.repeat)
+    (floor_all, ss_all, kept_all), (floor_cpu, ss_cpu, _) = interleaved(
+        [lambda: floor(data), lambda: streamscope(data), lambda: floor_kept(data)], args.repeat
+    )
+    t_floor, t_ss, t_kept = min(floor_all), min(ss_all), min(kept_all)
     mbs = size / MIB
     table.row(
-        f"floor: split + orjson.loads + deltas ({args.chunks // 1000}k chunks, {fmt_mb(size)})",
+        f"floor: split + orjson.loads, keep content and logprob entries as JSON text "
+        f"({args.chunks // 1000}k chunks, {fmt_mb(size)})",
         f"{fmt_s(t_floor)} ({mbs / t_floor:.0f} MiB/s)",
         ok=None,
+    )
+    table.row(
+        "former floor, every parsed logprob entry kept alive (GC-bound)",
+        fmt_s(t_kept),
+        f"floor {fmt_s(t_floor)}",
+        f"{t_kept / t_floor:.2f}x",
     )
     ratio = t_ss / t_floor
     table.row(
@@ -349,11 +448,19 @@ def main(argv: list[str] | None = None) -> int:
         "<= 2.0x floor",
         ratio <= 2.0,
     )
+    table.row(
+        "  same, CPU time of this process",
+        fmt_s(min(ss_cpu)),
+        f"floor {fmt_s(min(floor_cpu))}",
+        f"{min(ss_cpu) / min(floor_cpu):.2f}x",
+    )
     if not args.no_gc_off:
         gc.disable()
         try:
-            t_floor_ng, _ = best_of(lambda: floor(data), args.repeat)
-            t_ss_ng, _ = best_of(lambda: streamscope(data), args.repeat)
+            (floor_ng, ss_ng), _ = interleaved(
+                [lambda: floor(data), lambda: streamscope(data)], args.repeat
+            )
+            t_floor_ng, t_ss_ng = min(floor_ng), min(ss_ng)
         finally:
             gc.enable()
         table.row("floor, gc disabled", fmt_s(t_floor_ng))
@@ -363,6 +470,48 @@ def main(argv: list[str] | None = None) -> int:
             f"floor {fmt_s(t_floor_ng)}",
             f"{t_ss_ng / t_floor_ng:.2f}x",
         )
+
+    # ---- inspect: the readable report against --json, runs interleaved (same machine load)
+    (json_all, read_all), (json_cpu, read_cpu) = interleaved(
+        [lambda: inspect_json(data), lambda: inspect_readable(data)], max(args.repeat, 5)
+    )
+    t_json, t_read = min(json_all), min(read_all)
+    table.row(
+        "inspect --json: read_capture + render_json",
+        fmt_s(t_json),
+        f"floor {fmt_s(t_floor)}",
+        f"{t_json / t_floor:.2f}x",
+    )
+    table.row(
+        "inspect (readable): read_capture + render",
+        fmt_s(t_read),
+        f"--json {fmt_s(t_json)}",
+        f"{t_read / t_json:.2f}x ({t_read / t_floor:.2f}x floor)",
+    )
+    c_json, c_read = min(json_cpu), min(read_cpu)
+    table.row(
+        "  same, CPU time of this process",
+        fmt_s(c_read),
+        f"--json {fmt_s(c_json)}",
+        f"{c_read / c_json:.2f}x",
+        "<= 1.0x --json",
+        c_read <= c_json,
+    )
+    peak_json, peak_read = mem_inspect["json"]["peak"], mem_inspect["readable"]["peak"]
+    table.row(
+        "peak memory, inspect --json (tracemalloc, excl. file bytes)",
+        fmt_mb(peak_json),
+        f"file {fmt_mb(size)}",
+        f"{peak_json / size:.2f}x",
+    )
+    table.row(
+        "peak memory, inspect readable (same)",
+        fmt_mb(peak_read),
+        f"--json {fmt_mb(peak_json)}",
+        f"{peak_read / peak_json:.2f}x",
+        "<= 1.0x --json",
+        peak_read <= peak_json,
+    )
 
     # ---- openai SDK
     sdata = small.read_bytes()

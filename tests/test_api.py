@@ -115,6 +115,14 @@ def test_raw_body_and_pasted_text_uploads(server):
     assert status == 201 and json.loads(body)["title"] == "pasted"
 
 
+def test_a_bom_and_cr_only_line_endings_upload_as_a_stream(server):
+    data = b"\xef\xbb\xbf" + corpus("openai-gpt4o-tool-single.sse").replace(b"\n", b"\r")
+    status, answer = upload(server, data, title="CR only")
+    assert status == 201, answer
+    assert answer["format"] == "sse"
+    assert answer["streams"][0]["finish_reasons"] == ["tool_calls"]
+
+
 def test_raw_download_is_plain_text_attachment_nosniff(server):
     data = corpus("openai-gpt4o-content-plain.sse")
     _, answer = upload(server, data)

@@ -1,4 +1,4 @@
-"""The assembly rules of STREAMS.md section 3, one test per rule or provider quirk."""
+"""The assembly rules of docs/assembly.md, one test per rule or provider quirk."""
 
 from __future__ import annotations
 
@@ -79,6 +79,52 @@ def test_identity_fields_are_not_concatenated():
     assert message["reasoning_content"] == "r1r2"
     assert message["refusal"] == "no"
     assert out["id"] == "x"
+
+
+def tool_fragment(arguments: str, first: bool = False) -> dict:
+    fragment: dict = {"index": 0, "function": {"arguments": arguments}}
+    if first:
+        fragment.update(id="call_1", type="function")
+        fragment["function"]["name"] = "f"
+    return fragment
+
+
+def test_content_sent_only_as_empty_stays_empty_and_never_sent_stays_null():
+    calls = [
+        chunk(delta(tool_calls=[tool_fragment('{"a":', first=True)])),
+        chunk(delta(tool_calls=[tool_fragment("1}")], finish="tool_calls")),
+    ]
+    empty_first = result(sse(chunk(delta(role="assistant", content="")), *calls))
+    assert empty_first["choices"][0]["message"]["content"] == ""
+    assert empty_first["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] == (
+        '{"a":1}'
+    )
+    null_first = result(sse(chunk(delta(role="assistant", content=None)), *calls))
+    assert null_first["choices"][0]["message"]["content"] is None
+    assert result(sse(*calls))["choices"][0]["message"]["content"] is None
+    then_text = result(sse(chunk(delta(content="")), chunk(delta(content="hi", finish="stop"))))
+    assert then_text["choices"][0]["message"]["content"] == "hi"
+
+
+def test_refusal_sent_only_as_empty_stays_empty_even_without_a_finish_reason():
+    out = result(sse(chunk(delta(content="4", refusal="")), done=False))
+    assert out["choices"][0]["message"]["refusal"] == ""
+    assert out["choices"][0]["message"]["content"] == "4"
+
+
+def test_an_empty_field_is_one_empty_event_when_its_choice_ends():
+    stream = read(
+        sse(
+            chunk(delta(role="assistant", content="")),
+            chunk(delta(content="")),
+            chunk(delta(tool_calls=[tool_fragment("{}", first=True)], finish="tool_calls")),
+        )
+    )
+    texts = [(e.text, e.raw) for e in stream.events if e.kind == "text"]
+    assert texts == [("", 2)]  # at the finish chunk, once; not where "" was first sent
+    kinds = [e.kind for e in stream.events if e.raw == 2]
+    assert kinds.index("text") < kinds.index("tool_end") < kinds.index("finish")
+    assert not stream.raw[0].output and not stream.raw[1].output
 
 
 def test_tgi_token_id_is_not_summed():

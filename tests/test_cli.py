@@ -73,3 +73,54 @@ def test_stdin_and_forced_format(capsys):
     assert json.loads(result.stdout)["format"] == "sse"
     assert main(["inspect", str(capture_path("mistral-small-text.sse"))]) == 0
     assert "format sse" in capsys.readouterr().out
+
+
+def test_inspect_detects_a_bom_and_cr_only_line_endings(tmp_path):
+    path = tmp_path / "cr.sse"
+    path.write_bytes(
+        b"\xef\xbb\xbf"
+        + capture_path("openai-gpt4o-tool-single.sse").read_bytes().replace(b"\n", b"\r")
+    )
+    result = run("inspect", str(path), "--json")
+    assert result.returncode == 0, result.stdout
+    document = json.loads(result.stdout)
+    assert document["format"] == "sse"
+    assert document["streams"][0]["completion"]["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_inspect_shows_har_timings_and_says_where_they_came_from(tmp_path):
+    from .test_readers import har_entry, timed_har, with_timings
+
+    path = tmp_path / "devtools.har"
+    path.write_bytes(
+        timed_har(with_timings(har_entry(capture_path("mistral-small-text.sse").read_bytes())))
+    )
+    text = run("inspect", str(path)).stdout.decode()
+    assert "timing: from the HAR entry's timings (started 2026-11-29T10:00:00.123Z)" in text
+    assert "TTFT 312.0 ms, E2EL 1,512.0 ms" in text
+    metrics = json.loads(run("inspect", str(path), "--json").stdout)["streams"][0]["metrics"]
+    assert (metrics["ttft_ms"], metrics["e2el_ms"], metrics["timing_source"]) == (312, 1512, "har")
+
+
+def test_version_is_the_package_version():
+    import tomllib
+
+    from app import __version__
+
+    result = run("--version")
+    assert result.returncode == 0
+    project = tomllib.loads((capture_path("x").parents[2] / "pyproject.toml").read_text())
+    assert result.stdout.decode().strip() == f"streamscope {__version__}"
+    assert __version__ == project["project"]["version"]
+
+
+def test_every_option_of_every_command_has_help_text():
+    import argparse
+
+    from app.cli import build_parser
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, command in commands.choices.items():
+        for action in command._actions:
+            assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)

@@ -63,3 +63,25 @@ def test_streamscope_matches_the_openai_sdk(name):
     assert ours["usage"] == reference.get("usage")
     assert ours["id"] == reference["id"]
     assert ours["model"] == reference["model"]
+
+
+EMPTY_THEN_TOOLS = [
+    {"role": "assistant", "content": "", "refusal": None},
+    {"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "f"}}]},
+    {"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]},
+]
+
+
+def test_content_sent_as_empty_before_tool_calls_is_empty_as_in_the_sdk():
+    chunks = []
+    for number, delta in enumerate(EMPTY_THEN_TOOLS):
+        last = number == len(EMPTY_THEN_TOOLS) - 1
+        choice = {"index": 0, "delta": delta, "finish_reason": "tool_calls" if last else None}
+        body = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+        chunks.append(b"data: " + json.dumps({**body, "choices": [choice]}).encode() + b"\n\n")
+    data = b"".join(chunks) + b"data: [DONE]\n\n"
+    reference = sdk_completion(data)["choices"][0]["message"]
+    ours = plain(assemble(read_capture(data).streams[0].events))["choices"][0]["message"]
+    assert reference["content"] == ours["content"] == ""
+    assert ours["refusal"] is None and reference.get("refusal") is None
+    assert tool_calls(ours) == tool_calls(reference) == [("call_1", "f", "{}")]

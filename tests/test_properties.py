@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from app.captures import FORMATS, read_capture
 from app.domain.assemble import assemble, plain
 
-from .helpers import exercise, feed_pieces
+from .helpers import exercise, feed_pieces, timeline
+from .sse_reference import incremental_decode, reference_decode
 
 PROFILE = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -151,3 +152,51 @@ def test_arbitrary_bytes_split_anywhere_never_raise_and_give_the_same_events(bod
     split = feed_pieces(pieces)
     strip = lambda s: [{k: v for k, v in e.to_json().items() if k != "t"} for e in s[0].events]  # noqa: E731
     assert orjson.dumps(strip(split)) == orjson.dumps(strip(whole))
+
+
+# Lines of an event stream, to be joined with any mix of line endings: data (JSON chunks and
+# bare values), comments (no space, one, two), unknown fields, event/id/retry and blank lines.
+SSE_LINES = st.sampled_from(
+    [
+        b'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}',
+        b'data:{"choices":[{"index":0,"delta":{"content":" b\\r\\n"}}]}',
+        b"data: x",
+        b"data:",
+        b"data",
+        b"data: [DONE]",
+        b": keep-alive",
+        b":  two spaces",
+        b":",
+        b"x-unknown: 1",
+        b"retry: 5",
+        b"id: 7",
+        b"event: message",
+        b"",
+        b"",
+    ]
+)
+ENDINGS = st.sampled_from([b"\n", b"\r", b"\r\n"])
+MIXED_STREAMS = st.lists(st.tuples(SSE_LINES, ENDINGS), max_size=24).map(
+    lambda lines: b"".join(text + ending for text, ending in lines)
+)
+
+
+@PROFILE
+@given(MIXED_STREAMS, st.booleans())
+def test_mixed_line_endings_split_at_every_point_decode_as_the_whole_buffer_reference(body, bom):
+    data = (b"\xef\xbb\xbf" if bom else b"") + body
+    reference = reference_decode(data)
+    assert incremental_decode([data]) == reference
+    for cut in range(1, len(data)):
+        assert incremental_decode([data[:cut], data[cut:]]) == reference, f"split at {cut}"
+
+
+@PROFILE
+@given(MIXED_STREAMS, st.data())
+def test_mixed_line_endings_give_the_same_timeline_whatever_the_read_boundaries(body, data):
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(body) - 1)), max_size=10)))
+    pieces = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True) if b > a]
+    whole = feed_pieces([body] if body else [])
+    split = feed_pieces(pieces)
+    assert [timeline(s) for s in split] == [timeline(s) for s in whole]
+    assert incremental_decode(pieces) == reference_decode(body)

@@ -14,6 +14,7 @@ from app.captures import Limits, read_capture
 from app.captures.model import Capture
 from app.captures.timed import end_line, header_line, read_line, read_records, write_records
 from app.domain.assemble import assemble, plain
+from app.domain.metrics import compute
 
 from .helpers import capture_timeline, corpus
 
@@ -59,6 +60,13 @@ def test_docs_form_positions_point_at_the_data_line():
     first_raw = capture.streams[0].raw[0]
     assert (first_raw.line, first_raw.byte) == (1, 0)
     assert capture.streams[0].raw_text(0).startswith('data: {\n"id": "chatcmpl-4b71')
+
+
+def test_docs_form_comments_strip_one_leading_space_as_sse_does():
+    data = b'Prose first.\n\n  :  indented, two spaces\n: one\ndata: {\n"choices": []\n}\n...\n'
+    capture = read_capture(data, "docs")
+    comments = [e.text for e in capture.streams[0].events if e.kind == "comment"]
+    assert comments == [" indented, two spaces", "one"]
 
 
 # ------------------------------------------------------------------ JSON Lines and arrays
@@ -173,6 +181,81 @@ def test_har_without_streams_says_so():
     capture = read_capture(json.dumps(har).encode())
     assert capture.streams == []
     assert "har_no_stream" in [d.code for d in capture.diagnostics]
+
+
+HAR_TIMINGS = {
+    "blocked": 1.5,
+    "dns": -1,
+    "connect": 10.0,
+    "ssl": 5.0,  # part of connect: not counted twice
+    "send": 0.5,
+    "wait": 300.0,
+    "receive": 1200.0,
+}
+
+
+def timed_har(*entries: dict) -> bytes:
+    return json.dumps({"log": {"version": "1.2", "entries": list(entries)}}).encode()
+
+
+def with_timings(entry: dict, timings=HAR_TIMINGS, time=1512.0) -> dict:
+    return {
+        **entry,
+        "startedDateTime": "2026-11-29T10:00:00.123Z",
+        "time": time,
+        "timings": timings,
+    }
+
+
+def test_har_timings_give_ttft_and_e2el_and_say_so():
+    body = corpus("openai-gpt4o-tool-single.sse")
+    capture = read_capture(timed_har(with_timings(har_entry(body))))
+    (stream,) = capture.streams
+    metrics = compute(stream)
+    assert (metrics.ttft_ms, metrics.e2el_ms) == (312.0, 1512.0)
+    assert metrics.timing_source == "har"
+    assert "HAR entry's timings (started 2026-11-29T10:00:00.123Z)" in metrics.timing_note
+    assert metrics.itl_p50_ms is metrics.ttfo_ms is metrics.tpot_ms is None
+    assert stream.timed is False  # playback is still paced evenly: no per-event times
+    assert capture.diagnostics == []
+
+
+def test_har_without_receive_uses_the_entry_time_and_without_timings_stays_unknown():
+    body = corpus("mistral-small-text.sse")
+    no_receive = with_timings(har_entry(body), {"send": 1, "wait": 99}, time=700)
+    none = har_entry(body)
+    capture = read_capture(timed_har(no_receive, none))
+    first, second = (compute(s) for s in capture.streams)
+    assert (first.ttft_ms, first.e2el_ms, first.timing_source) == (100.0, 700.0, "har")
+    assert (second.ttft_ms, second.e2el_ms, second.timing_source) == (None, None, None)
+    assert capture.diagnostics == []
+
+
+@pytest.mark.parametrize(
+    "timings",
+    [
+        {"wait": "300", "receive": 5},
+        {"wait": -5, "receive": 5},
+        {"wait": True, "receive": 5},
+        {"wait": 1e308, "connect": 1e308, "receive": 1e308},
+        {"wait": 10**400, "receive": 1},
+    ],
+)
+def test_unusable_har_timings_are_said_and_leave_timing_unknown(timings):
+    body = corpus("mistral-small-text.sse")
+    entry = with_timings(har_entry(body), timings, time=None)
+    capture = read_capture(timed_har(entry))
+    metrics = compute(capture.streams[0])
+    assert (metrics.ttft_ms, metrics.e2el_ms, metrics.timing_source) == (None, None, None)
+    assert [d.code for d in capture.diagnostics][-1] == "har_timings"
+
+
+def test_har_timings_of_an_entry_with_several_streams_are_not_used():
+    body = corpus("mistral-small-text.sse") * 2  # a second stream after [DONE]
+    capture = read_capture(timed_har(with_timings(har_entry(body))))
+    assert len(capture.streams) == 2
+    assert [compute(s).ttft_ms for s in capture.streams] == [None, None]
+    assert [d.code for d in capture.diagnostics] == ["har_timings"]
 
 
 # ------------------------------------------------------------------ curl
@@ -297,6 +380,26 @@ def test_truncated_gzip_keeps_what_came_out():
 )
 def test_detection(name, fmt):
     assert read_capture(corpus(name)).format == fmt
+
+
+def cr_only_with_bom() -> bytes:
+    body = corpus("openai-gpt4o-tool-single.sse").replace(b"\n", b"\r")
+    return b"\xef\xbb\xbf" + body
+
+
+def test_a_bom_and_cr_only_line_endings_are_detected_as_sse():
+    data = cr_only_with_bom()
+    capture = read_capture(data)
+    assert capture.format == "sse", [d.message for d in capture.diagnostics]
+    expected = completion(read_capture(corpus("openai-gpt4o-tool-single.sse")).streams[0])
+    assert completion(capture.streams[0]) == expected
+
+
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n", b"\n"])
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_detection_after_prose_sees_fields_at_every_kind_of_line_start(ending, bom):
+    lines = [b"A stream as it came:", b": keep-alive", b"event: message", b"data: [DONE]", b""]
+    assert read_capture(bom + ending.join(lines)).format == "sse"
 
 
 def test_forced_format_is_used_and_unknown_format_refused():

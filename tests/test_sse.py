@@ -125,3 +125,24 @@ def test_invalid_utf8_in_event_name_is_replaced_and_located():
     assert diagnostics[0].code == "invalid_utf8"
     assert diagnostics[0].line == 3
     assert diagnostics[0].byte == 16
+
+
+def test_lf_after_a_held_partial_line_is_not_the_second_half_of_a_crlf():
+    # The first read ends "data: b" after a CR; the LF that starts the next read ends that
+    # partial line (it is not the LF of a CRLF), and the blank line then ends the event.
+    items, diagnostics = decode(b"data: a\rdata: b", b"\n\ndata: c\n\n")
+    assert datas(items) == [b"a\nb", b"c"]
+    assert [i.raw.line for i in items] == [1, 4]
+    assert diagnostics == []
+
+
+def test_a_crlf_split_after_a_cr_that_ended_the_read_is_still_one_line_ending():
+    body = b"data: a\r\ndata: b\r\n\r\n"
+    items, _ = decode(body[:17], body[17:])
+    assert datas(items) == [b"a\nb"]
+    assert (items[0].raw.byte, items[0].raw.end) == (0, len(body))
+
+
+def test_comments_strip_one_leading_space_as_field_values_do():
+    items, _ = decode(b":  two spaces\n:no space\n: one\n:\n\n")
+    assert [i.comment for i in items] == [" two spaces", "no space", "one", ""]

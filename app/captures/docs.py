@@ -49,6 +49,13 @@ def looks_like_docs(text: bytes) -> bool:
     return False
 
 
+def comment_text(line: bytes) -> bytes:
+    """A comment line's text: after the colon, one leading space is dropped, as SSE does for
+    comments and field values (the line's own indentation and ending are not part of it)."""
+    text = line.lstrip().rstrip(b"\r\n")[1:]
+    return text[1:] if text[:1] == b" " else text
+
+
 class _DocsReader:
     def __init__(self, data: bytes, limits: Limits, origin: str) -> None:
         self.builder = TimelineBuilder(Source(data), origin=origin, max_events=limits.max_events)
@@ -98,7 +105,7 @@ class _DocsReader:
         elif stripped.startswith(b":"):
             self.flush_prose()
             raw = RawEvent(-1, line_no, pos, pos + len(text), None, "comment")
-            self.builder.comment(raw, stripped[1:].strip().decode(errors="replace"))
+            self.builder.comment(raw, comment_text(text).decode(errors="replace"))
         elif stripped and not stripped.startswith((b"event:", b"id:", b"retry:")):
             if self.prose is None:
                 self.prose = [line_no, pos, pos, 0]

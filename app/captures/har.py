@@ -2,19 +2,24 @@
 
 An entry is a stream when its response says ``text/event-stream`` or its body starts like one.
 Bodies may be base64 (``content.encoding``). Other entries are ignored, and counted.
+
+A HAR has no per-event times, but each entry has its whole response's (``timings``: blocked,
+dns, connect, send, wait, receive in ms, -1 for "does not apply"; ``startedDateTime``; ``time``):
+they give the stream's time to first byte and to the end (docs/formats.md).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import math
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
 from ..domain.jsontext import decode_lenient, deep_problem, too_deep
-from ..domain.stream import Source, Stream
+from ..domain.stream import ResponseTiming, Source, Stream
 from .model import Capture, Limits
 from .sse import read_sse_body
 
@@ -35,9 +40,20 @@ def read_har(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
             continue
         request = entry.get("request") if isinstance(entry.get("request"), dict) else {}
         origin = f"HAR entry {number}: {request.get('method', '?')} {_bare_url(request.get('url'))}"
-        for stream in read_sse_body(Source(body), body, limits, origin=origin):
+        found = read_sse_body(Source(body), body, limits, origin=origin)
+        timing = _timing(entry, number, capture)
+        if timing is not None and len(found) > 1:
+            capture.note(
+                "har_timings",
+                "info",
+                f"entry {number} holds {len(found)} streams; its timings cover them all and "
+                "are not used",
+            )
+            timing = None
+        for stream in found:
             stream.index = len(streams)
             stream.request = _request_summary(request)
+            stream.response_timing = timing
             streams.append(stream)
     if ignored:
         capture.note("har_ignored", "info", f"{ignored} entries without an event stream ignored")
@@ -79,6 +95,52 @@ def _stream_body(entry: dict[str, Any], number: int, capture: Capture) -> bytes 
     if "event-stream" in mime or body.lstrip().startswith((b"data:", b":", b"event:")):
         return body
     return None
+
+
+_BEFORE_FIRST_BYTE = ("blocked", "dns", "connect", "send")  # "ssl" is part of "connect"
+
+
+def _timing(entry: dict[str, Any], number: int, capture: Capture) -> ResponseTiming | None:
+    """The entry's time to the response's first byte (blocked + dns + connect + send + wait)
+    and to its last (+ receive, else the entry's ``time``); None when it says neither."""
+    timings = entry.get("timings")
+    total = _ms(entry.get("time"))
+    if not isinstance(timings, dict) and total is None:
+        return None
+    timings = timings if isinstance(timings, dict) else {}
+    wait, receive = _ms(timings.get("wait")), _ms(timings.get("receive"))
+    before = [_ms(timings.get(name), absent=0.0) for name in _BEFORE_FIRST_BYTE]
+    first_byte = None
+    if wait is not None and all(ms is not None for ms in before):
+        first_byte = sum(ms for ms in before if ms is not None) + wait
+    end = first_byte + receive if first_byte is not None and receive is not None else total
+    if (first_byte is None and end is None) or not _finite(first_byte, end):
+        capture.note(
+            "har_timings",
+            "warning",
+            f"entry {number}: its timings are not usable (wait, receive, time); timing unknown",
+        )
+        return None
+    started = entry.get("startedDateTime")
+    started = started[:64] if isinstance(started, str) and started else None
+    return ResponseTiming("har", first_byte, end, started)
+
+
+def _ms(value: Any, absent: float | None = None) -> float | None:
+    """A HAR time in ms: a number >= 0; -1 ("does not apply") and a missing one are ``absent``."""
+    if value is None or value == -1:
+        return absent
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        ms = float(value)
+    except OverflowError:  # an integer beyond what a double holds
+        return None
+    return ms if 0 <= ms < math.inf else None
+
+
+def _finite(*values: float | None) -> bool:
+    return all(value is None or math.isfinite(value) for value in values)
 
 
 def _header(message: dict[str, Any], name: str) -> str | None:

@@ -21,7 +21,9 @@ from .sse import read_curl, read_sse
 from .timed import is_timed, read_timed
 
 SNIFF = 64 * 1024
-_SSE_FIELD = re.compile(rb"^(?:data|event|id|retry) ?:|^:", re.MULTILINE)
+# An SSE field or comment at a line start: the start of the text, or after LF, CR or CRLF.
+_SSE_FIELD = re.compile(rb"(?:\A|(?<=[\r\n]))(?:(?:data|event|id|retry) ?:|:)")
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 def read_capture(data: bytes, fmt: str | None = None, limits: Limits | None = None) -> Capture:
@@ -105,7 +107,7 @@ def detect(data: bytes, capture: Capture) -> str | None:
         return None
     if text.startswith(b"HTTP/"):
         return "curl"
-    first_line = text.split(b"\n", 1)[0]
+    first_line = _LINE_END.split(text, maxsplit=1)[0]
     if text[:1] == b"{":
         if is_timed(first_line):
             return "timed"
@@ -114,8 +116,8 @@ def detect(data: bytes, capture: Capture) -> str | None:
         return "jsonl" if _is_json(first_line) else "json"
     if text[:1] == b"[" and not text.startswith(b"[DONE]"):
         return "json"
-    if _SSE_FIELD.search(head):
-        return "docs" if looks_like_docs(head) else "sse"
+    if _SSE_FIELD.search(text):
+        return "docs" if looks_like_docs(text) else "sse"
     capture.note(
         "unknown_format",
         "error",

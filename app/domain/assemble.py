@@ -1,4 +1,4 @@
-"""Folding a timeline into one ``chat.completion`` object (STREAMS.md section 3).
+"""Folding a timeline into one ``chat.completion`` object, by the rules of docs/assembly.md.
 
 The result has the shape of a non-streaming OpenAI response: choices placed by index (gaps and
 any order allowed), each with ``message`` (role, content, refusal, tool_calls, and provider text

@@ -1,7 +1,11 @@
-"""Timing metrics for one stream, with the definitions of STREAMS.md section 5 (vLLM's names).
+"""Timing metrics for one stream, with the definitions of docs/timeline.md, "Metrics"
+(vLLM's names).
 
 All times are milliseconds from the request start, taken in the backend at each network read.
 A stream without real timing gets ``None`` for every timing metric ("unknown"), never a guess.
+A HAR entry has no per-read times, only the whole response's: TTFT is then the time to the
+response's first byte and E2EL the time to its last byte, and nothing else is known.
+``timing_source`` says which ("reads", "har", or ``None``) and ``timing_note`` says it in words.
 
 * TTFT: first chunk with a non-empty ``choices`` list.
 * TTFO: first chunk with non-reasoning output (content, refusal or tool-call text).
@@ -35,7 +39,7 @@ from typing import Any
 
 from .dialects.base import ServerTiming, ServerTimingOf
 from .events import Event, Logprobs, Usage
-from .stream import Stream
+from .stream import ResponseTiming, Stream
 
 DEFAULT_STALL_MS = 250.0
 FALLBACK_USAGE = frozenset({"x_groq.usage"})  # counted only when no usage proper came
@@ -51,6 +55,9 @@ DEFINITIONS = {
     "stalls": "Gaps between chunks at or above the stall threshold.",
     "server": "What the server reports of its own work (durations, and rates from them).",
 }
+# What the timing metrics were measured from, in words (after "timing: ").
+READS_NOTE = "from the time of each network read (a timed capture or a live run)"
+UNTIMED_NOTE = "unknown (this capture has no per-event times)"
 
 
 @dataclass
@@ -72,6 +79,8 @@ class Metrics:
     stall_ms: float = DEFAULT_STALL_MS
     stalls: list[dict[str, float]] = field(default_factory=list)
     server: dict[str, float | None] | None = None
+    timing_source: str | None = None
+    timing_note: str = UNTIMED_NOTE
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -153,7 +162,10 @@ def compute(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> Metrics:
     metrics.server = server_section(stream)
     times = [raw.t for raw in bearing]
     if not stream.timed or not times or any(t is None for t in times):
+        if stream.response_timing is not None:
+            _from_response(metrics, stream.response_timing)
         return metrics
+    metrics.timing_source, metrics.timing_note = "reads", READS_NOTE
     stamps: list[float] = [t for t in times if t is not None]
     metrics.ttft_ms = stamps[0]
     metrics.e2el_ms = stamps[-1]
@@ -178,3 +190,16 @@ def compute(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> Metrics:
     if n and total_s > 0:
         metrics.tokens_per_s = n / total_s
     return metrics
+
+
+def _from_response(metrics: Metrics, timing: ResponseTiming) -> None:
+    """TTFT and E2EL from a whole response's times (a HAR entry's), said as such."""
+    metrics.ttft_ms = timing.first_byte_ms
+    metrics.e2el_ms = timing.end_ms
+    metrics.timing_source = timing.source
+    started = f" (started {timing.started})" if timing.started else ""
+    metrics.timing_note = (
+        f"from the {timing.source.upper()} entry's timings{started}: TTFT is the time to the "
+        "response's first byte and E2EL to its last byte; no per-event times, so the other "
+        "timing metrics are unknown"
+    )

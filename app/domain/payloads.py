@@ -1,4 +1,4 @@
-"""Naming payloads that are not plain chunks (STREAMS.md section 3, rule 8)."""
+"""Naming payloads that are not plain chunks (docs/assembly.md, rule 9)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 
 def classify(value: dict[str, Any]) -> tuple[str, str]:
-    """Name a payload that is not a plain chunk (STREAMS.md section 3, rule 8)."""
+    """Name a payload that is not a plain chunk (docs/assembly.md, rule 9)."""
     kind = value.get("object")
     if value.get("type") == "ping":
         return "ping", "keep-alive ping payload"

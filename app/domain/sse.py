@@ -41,7 +41,9 @@ class SSEItem:
 
 
 class SSEDecoder:
-    """Turns byte reads into ``SSEItem`` s. Problems go to ``diagnostics`` (drained by the caller).
+    """Turns byte reads into ``SSEItem`` s. Problems go to ``diagnostics``; ``take_notes``
+    takes them out with their place among the items (how many items were emitted before each),
+    so the order does not depend on where the reads were cut.
 
     ``line`` and ``byte`` give the position of the first byte fed, so a body that starts after
     HTTP headers still reports file positions.
@@ -50,6 +52,8 @@ class SSEDecoder:
     def __init__(self, *, max_line: int = DEFAULT_MAX_LINE, line: int = 1, byte: int = 0) -> None:
         self.max_line = max_line
         self.diagnostics: list[Diagnostic] = []
+        self._marks: list[int] = []  # per diagnostic: how many items were emitted before it
+        self.emitted = 0
         self._line = line
         self._byte = byte
         self._started = False
@@ -90,7 +94,9 @@ class SSEDecoder:
                 block = b"".join(self._pieces) + block
             self._pieces = []
             self._pieces_len = 0
-        self._cr_pending = block[-1] == 0x0D
+        # Only a CR that ends the read may be the first half of a CRLF: when a partial line
+        # is held after it, the next read's LF ends that line instead.
+        self._cr_pending = cut == len(chunk) - 1 and chunk[cut] == 0x0D
         self._block(block, t, out)
         if cut + 1 < len(chunk):
             self._hold(chunk[cut + 1 :])
@@ -119,10 +125,22 @@ class SSEDecoder:
         self._release(out)
         return out
 
+    def take_notes(self) -> list[tuple[int, Diagnostic]]:
+        """Take out every diagnostic so far, each with the number of items emitted before it
+        (items are numbered from 0 over the decoder's life, as ``emitted`` counts them)."""
+        notes = list(zip(self._marks, self.diagnostics, strict=True))
+        self._marks.clear()
+        self.diagnostics.clear()
+        return notes
+
+    def _emit(self, out: list[SSEItem], item: SSEItem) -> None:
+        self.emitted += 1
+        out.append(item)
+
     def _release(self, out: list[SSEItem]) -> None:
         """Comments held while an event was pending come after it."""
         if self._held:
-            self._last = self._held[-1].raw
+            self.emitted += len(self._held)
             out.extend(self._held)
             self._held = []
 
@@ -207,13 +225,13 @@ class SSEDecoder:
             return
         if line[0] == 0x3A:  # ":" comment
             raw = RawEvent(-1, lineno, start, self._byte, t, "comment")
-            text = line[1:].lstrip(b" ")
+            text = line[2:] if line[1:2] == b" " else line[1:]  # one space, as for values
             item = SSEItem(raw, comment=self._text(text, start + len(line) - len(text)))
+            self._last = raw  # the LF of a CRLF split across reads still belongs to it
             if self._ev_byte >= 0:
                 self._held.append(item)  # inside an event: after it, to keep byte order
             else:
-                self._last = raw
-                out.append(item)
+                self._emit(out, item)
             return
         if self._ev_byte < 0:
             self._ev_byte, self._ev_line = start, lineno
@@ -268,7 +286,7 @@ class SSEDecoder:
             self.last_event_id,
         )
         self._last = raw
-        out.append(SSEItem(raw, data=payload, data_offset=self._data_offset))
+        self._emit(out, SSEItem(raw, data=payload, data_offset=self._data_offset))
         self._reset_event()
 
     def _text(self, value: bytes, at: int) -> str:
@@ -292,6 +310,7 @@ class SSEDecoder:
         line: int | None = None,
         byte: int | None = None,
     ) -> None:
+        self._marks.append(self.emitted)
         self.diagnostics.append(
             Diagnostic(
                 code=code,

@@ -47,12 +47,26 @@ class Source:
         return b"".join(out)
 
 
+@dataclass(frozen=True)
+class ResponseTiming:
+    """Times of a whole response, from a capture without per-read times (a HAR entry's
+    ``timings``): milliseconds from the request start to the response's first byte and to its
+    last byte, ``None`` when not known; ``started`` is when the request started, as the capture
+    says it (text); ``source`` names where these came from ("har")."""
+
+    source: str
+    first_byte_ms: float | None
+    end_ms: float | None
+    started: str | None = None
+
+
 @dataclass
 class Stream:
     """One response stream as read: raw events, typed timeline, and where it came from.
 
     ``timed`` is true when every raw event has a real time offset (a timed capture or a live
-    recording); metrics are computed only then.
+    recording); metrics are computed only then. ``response_timing`` holds the whole response's
+    times when the capture has only those (a HAR entry): TTFT and E2EL come from them.
     """
 
     index: int
@@ -66,6 +80,7 @@ class Stream:
     dialect_reason: str | None = None  # why: the payload that decided it, or "named by the user"
     end_reason: str | None = None
     end_error: str | None = None
+    response_timing: ResponseTiming | None = None
     _codes: Counter[str] = field(default_factory=Counter)
 
     def add(self, event: Event) -> None:

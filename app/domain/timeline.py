@@ -182,22 +182,22 @@ class SSEFeeder:
         return self.builder.close()
 
     def _take(self, items: list[SSEItem], t: float | None) -> None:
+        """The items of one read, each after the diagnostics noted before it (so their order
+        does not depend on where the reads were cut)."""
         builder = self.builder
-        diagnostics = self.decoder.diagnostics
-        for item in items:
-            if diagnostics:
-                self._drain(t)
+        notes = self.decoder.take_notes()
+        pending = 0
+        first = self.decoder.emitted - len(items)
+        for number, item in enumerate(items, first):
+            while pending < len(notes) and notes[pending][0] <= number:
+                builder.diagnostic(notes[pending][1], t)
+                pending += 1
             if item.data is not None:
                 builder.data(item.raw, item.data, item.data_offset)
             else:
                 builder.comment(item.raw, item.comment or "")
-        if diagnostics:
-            self._drain(t)
-
-    def _drain(self, t: float | None) -> None:
-        for diag in self.decoder.diagnostics:
-            self.builder.diagnostic(diag, t)
-        self.decoder.diagnostics.clear()
+        for _, diag in notes[pending:]:
+            builder.diagnostic(diag, t)
 
 
 def _separate_lines(payload: bytes | str) -> list[bytes] | None:

@@ -1,4 +1,4 @@
-"""Routing tool-call fragments to calls (STREAMS.md section 3, rule 3).
+"""Routing tool-call fragments to calls (docs/assembly.md, rule 3).
 
 Fragments merge by (choice, tool index). Servers that send no index (Mistral, Gemini compat) or
 shifted ones (Anthropic compat starts at 1) are handled by a fallback: a fragment with a new

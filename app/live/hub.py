@@ -28,7 +28,7 @@ from ..domain.stream import Source, Stream
 from ..domain.summary import summarize
 from ..domain.timeline import TimelineBuilder
 from ..protocol import encode
-from .recorder import Recorder
+from .recorder import Recorder, settle_end
 from .redact import Redactor
 from .upstream import RunRequest
 
@@ -136,9 +136,7 @@ class LiveRun:
             if self.feeder is None:
                 self.feeder = BodyFeeder(self.builder, None)
             self.feeder.close(t)
-            if reason == "done" and self.builder.interpreter.errored:
-                reason = "error"
-                error = error or "the stream reported an error"
+            reason, error = settle_end(reason, error, self.builder.interpreter.errored)
             self.stream.end_reason = reason
             self.stream.end_error = self.redactor.text(error) if error else None
             self._append(self._new_timeline())

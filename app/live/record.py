@@ -1,5 +1,9 @@
 """``streamscope record``: one live request, written as a timed capture, text printed as it
-streams, metrics at the end. Uses the same upstream client and parser as the server."""
+streams, metrics at the end. Uses the same upstream client and parser as the server.
+
+Exits 0 when the run ended as it should (``done``) with something recorded; any failed run
+(refused connection, HTTP error, an HTML page, an error in the stream, a timeout, a dropped
+connection) exits 2, after writing what it received."""
 
 from __future__ import annotations
 
@@ -18,9 +22,12 @@ from ..domain.metrics import compute
 from ..domain.stream import Source
 from ..domain.timeline import TimelineBuilder
 from .policy import Policy
-from .recorder import clean_body, public_source
+from .recorder import clean_body, public_source, settle_end
 from .redact import Redactor
 from .upstream import RunRequest, UpstreamRun
+
+EXIT_OK = 0
+EXIT_FAILED = 2
 
 
 class FileSink:
@@ -73,8 +80,7 @@ class FileSink:
             self.feeder = BodyFeeder(self.builder, None)
         self.feeder.close(t)
         self._print_new()
-        if reason == "done" and self.builder.interpreter.errored:
-            reason = "error"
+        reason, error = settle_end(reason, error, self.builder.interpreter.errored)
         error = self.redactor.text(error) if error else None
         self.out.write(end_line(t, reason, error))
         self.reason = reason
@@ -89,7 +95,8 @@ class FileSink:
             if isinstance(event, (TextDelta, RefusalDelta, ReasoningDelta, ToolCallArgs)):
                 self.echo.write(event.text)
             elif isinstance(event, ToolCallStart):
-                self.echo.write(f"\n[tool call {event.name} {event.id}] ")
+                call_id = f" {event.id}" if event.id else ""
+                self.echo.write(f"\n[tool call {event.name or 'unknown'}{call_id}] ")
         self.echo.flush()
         self.printed = len(events)
 
@@ -128,12 +135,12 @@ def record(args: argparse.Namespace) -> int:
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
     if args.api_key_env and not key:
         print(f"streamscope: {args.api_key_env} is not set", file=sys.stderr)
-        return 2
+        return EXIT_FAILED
     try:
         body = build_body(args)
     except (OSError, ValueError) as exc:
         print(f"streamscope: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_FAILED
     request = RunRequest(base_url=args.base_url, body=body, api_key=key)
     with open(args.output, "wb") as out:
         sink = FileSink(request, out, sys.stdout)
@@ -141,14 +148,19 @@ def record(args: argparse.Namespace) -> int:
     metrics = compute(sink.builder.stream)
     print(render_metrics(metrics.to_json()), file=sys.stderr)
     print(f"recorded to {args.output} ({sink.reason})", file=sys.stderr)
-    return 0 if sink.builder.stream.raw else 2
+    return EXIT_OK if sink.reason == "done" and sink.builder.stream.raw else EXIT_FAILED
 
 
 def render_metrics(m: dict[str, Any]) -> str:
     def ms(value: float | None) -> str:
         return "unknown" if value is None else f"{value:,.1f} ms"
 
+    tokens = (
+        f"{m['output_tokens']} tokens ({m['tokens_source']})"
+        if m["output_tokens"] is not None
+        else "tokens unknown"
+    )
     return (
         f"TTFT {ms(m['ttft_ms'])}, TTFO {ms(m['ttfo_ms'])}, ITL p50 {ms(m['itl_p50_ms'])} p95 {ms(m['itl_p95_ms'])}, "
-        f"E2EL {ms(m['e2el_ms'])}, {m['output_tokens']} tokens ({m['tokens_source']})"
+        f"E2EL {ms(m['e2el_ms'])}, {tokens}"
     )

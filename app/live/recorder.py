@@ -92,6 +92,14 @@ class Recorder:
         self._flushed = time.monotonic()
 
 
+def settle_end(reason: str, error: str | None, errored: bool) -> tuple[str, str | None]:
+    """How a run ended: one the upstream closed normally is still an error when the stream
+    reported one (the live page and ``streamscope record`` say the same)."""
+    if reason == "done" and errored:
+        return "error", error or "the stream reported an error"
+    return reason, error
+
+
 def run_title(url: str, body: dict[str, Any]) -> str:
     host = urlsplit(url).netloc.rpartition("@")[2] or "upstream"
     return f"Live: {body.get('model') or 'model'} at {host}"

@@ -10,7 +10,7 @@ is machine output (``read_capture`` + ``summarize`` + ``plain``); ``review`` is 
 and always kept from the existing file.
 
 Some goldens hold a hand-corrected value where Streamscope's output is wrong by the rules in
-STREAMS.md (the review says so): ``--check`` fails on them until the app is fixed. Overwriting
+docs/assembly.md (the review says so): ``--check`` fails on them until the app is fixed. Overwriting
 a golden with ``--update`` would bake the bug in, so the default run never overwrites.
 
 Which captures have goldens: every ``tests/captures/*.sse`` except those taken from

@@ -49,8 +49,8 @@ class ChatInterpreter(PayloadInterpreter):
 
     def close(self) -> None:
         """Close open tool calls and say what was missing."""
-        for choice, reader in sorted(self._choices.items()):
-            self.end_calls(choice, reader.tools, None)
+        for _, reader in sorted(self._choices.items()):
+            reader.end(None)
         if not self.done and not self.errored and self._choices:
             self.note(None, "missing_done", "info", "the stream ended without data: [DONE]")
         if not self._choices and not self._meta and any(r.kind == "event" for r in self.stream.raw):

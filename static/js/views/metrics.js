@@ -92,8 +92,15 @@ export class MetricsPanel {
       value("stalls", stalls, stalls === null ? "unknown" : String(stalls)),
     );
     this.root.appendChild(list);
+    // Where the timing metrics come from, as the backend says it (per-read times, a HAR entry's timings, none).
+    if (metrics?.timing_source) {
+      this.root.appendChild(el("p", { class: "muted", "data-metric": "timing_source", "data-value": metrics.timing_source }, `Timing: ${metrics.timing_note}`));
+    }
     if (!this.timed) {
-      this.root.appendChild(el("p", { class: "muted", "data-metric": "untimed" }, "This capture has no per-event timing: timing metrics are unknown, and playback is paced evenly."));
+      const untimed = metrics?.timing_source
+        ? "This capture has no per-event timing: playback is paced evenly."
+        : "This capture has no per-event timing: timing metrics are unknown, and playback is paced evenly.";
+      this.root.appendChild(el("p", { class: "muted", "data-metric": "untimed" }, untimed));
     } else if ([...shown.values()].some((ready) => !ready)) {
       this.root.appendChild(el("p", { class: "muted", "data-metric": "pending" }, "Each value appears once its moment has been played: TTFT at the first chunk with choices, TTFO at the first output, the rest at the end of the stream."));
     }

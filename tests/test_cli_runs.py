@@ -1,0 +1,70 @@
+"""The commands that talk to servers: ``record`` against the fake upstream (its exit status
+says whether the run worked), and the start-up line of ``serve``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from app.captures import read_capture
+
+from .live_server import LiveServer, free_port
+
+pytestmark = pytest.mark.integration  # starts real servers on loopback
+
+
+def record(base_url: str, model: str, out) -> subprocess.CompletedProcess:
+    options = ["--base-url", base_url, "--model", model, "--prompt", "Hi", "-o", str(out)]
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli", "record", *options],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "words"),
+    [
+        ("500", "HTTP 500 from upstream: The server had an error"),
+        ("html", "HTTP 502 from upstream: an HTML page, not a stream"),
+        ("html:200", "HTTP 200 from upstream: an HTML page titled 'OK', not a stream"),
+        ("replay:groq-gptoss-event-error-midstream.sse", "the stream reported an error"),
+    ],
+)
+def test_record_exits_non_zero_when_the_upstream_fails_and_keeps_what_came(
+    fake, tmp_path, model, words
+):
+    out = tmp_path / "run.timed.jsonl"
+    result = record(fake.url, model, out)
+    assert result.returncode == 2, result.stderr
+    assert words in result.stderr
+    assert "recorded to" in result.stderr and "(error)" in result.stderr
+    assert "None" not in result.stderr  # "tokens unknown", never "None tokens (None)"
+    capture = read_capture(out.read_bytes())
+    assert capture.format == "timed" and capture.streams[0].end_reason == "error"
+
+
+def test_record_exits_non_zero_on_a_refused_connection(tmp_path):
+    out = tmp_path / "run.timed.jsonl"
+    result = record(f"http://127.0.0.1:{free_port()}/v1", "m", out)
+    assert result.returncode == 2
+    assert "connection refused" in result.stderr
+
+
+def test_record_exits_zero_when_the_run_completes(fake, tmp_path):
+    out = tmp_path / "run.timed.jsonl"
+    result = record(fake.url, "slow:3", out)
+    assert result.returncode == 0, result.stderr
+    assert "None" not in result.stderr and "(done)" in result.stderr
+
+
+def test_serve_names_the_product_once_in_its_start_up_line(tmp_path):
+    server = LiveServer(tmp_path / "data").start()
+    try:
+        first = server.log_path.read_text().splitlines()[0]
+    finally:
+        server.stop()
+    assert first == f"Streamscope listening on {server.url}/"

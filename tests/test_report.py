@@ -1,0 +1,77 @@
+"""The readable ``inspect`` report: what it says, and that it costs no more than ``--json``."""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+
+from app.captures import read_capture
+from app.report import render, render_json
+
+from .helpers import corpus
+
+
+def logprobs_capture(chunks: int) -> bytes:
+    """Chunks of one token each with its logprob entry and five alternatives (as OpenAI sends
+    with ``logprobs: true, top_logprobs: 5``)."""
+    lines = []
+    for i in range(chunks):
+        token = f" w{i % 97}"
+        top = [
+            {"token": f" t{k}", "logprob": -k - 0.5, "bytes": [32, 116, 48 + k]} for k in range(5)
+        ]
+        entry = {
+            "token": token,
+            "logprob": -0.25,
+            "bytes": list(token.encode()),
+            "top_logprobs": top,
+        }
+        chunk = {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "model": "m",
+            "choices": [
+                {"index": 0, "delta": {"content": token}, "logprobs": {"content": [entry]}}
+            ],
+        }
+        lines.append(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+    return b"".join(lines) + b"data: [DONE]\n\n"
+
+
+def traced_peak(make) -> int:
+    tracemalloc.start()
+    try:
+        make()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_readable_report_takes_no_more_memory_than_the_json_one():
+    capture = read_capture(logprobs_capture(3000))
+    readable = traced_peak(lambda: render(capture, "capture"))
+    as_json = traced_peak(lambda: render_json(capture))
+    assert readable <= as_json, (readable, as_json)
+
+
+def test_the_readable_report_counts_logprob_tokens_without_reading_them():
+    capture = read_capture(logprobs_capture(40))
+    text = render(capture, "capture")
+    assert "logprobs: 40 content tokens" in text
+    refusal = render(read_capture(corpus("openai-gpt4o-refusal-logprobs.sse")), "refusal")
+    expected = json.loads(render_json(read_capture(corpus("openai-gpt4o-refusal-logprobs.sse"))))
+    count = len(expected["streams"][0]["completion"]["choices"][0]["logprobs"]["refusal"])
+    assert f"logprobs: {count} refusal tokens" in refusal
+
+
+def test_missing_values_read_unknown_never_none():
+    chunk = {
+        "choices": [{"index": 0, "delta": {"tool_calls": [{"function": {"arguments": "{}"}}]}}]
+    }
+    error = {"error": {"message": "overloaded"}}
+    data = b"data: " + json.dumps(chunk).encode() + b"\n\ndata: " + json.dumps(error).encode()
+    text = render(read_capture(data + b"\n\n"), "capture")
+    assert "None" not in text, text
+    assert "model unknown, id unknown" in text
+    assert "tool call 0: unknown (id unknown) - valid JSON" in text
+    assert "STREAM ERROR: overloaded\n" in text
