@@ -1,21 +1,31 @@
 """What ``inspect`` prints: the human-readable report (one block per stream), or JSON.
 
-The readable report never parses the logprob entries (they stay JSON text, as in the JSON
-output): it counts them from the timeline, so it costs no more than ``--json``.
+The readable report is drawn from the timeline, so it reads every dialect the same way
+(docs/dialects.md). It never parses the logprob entries (they stay JSON text, as in the JSON
+output): it counts them, so it costs no more than ``--json``.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from .captures import Capture
-from .domain.events import Logprobs
+from .domain.events import (
+    Finish,
+    Logprobs,
+    Meta,
+    ReasoningDelta,
+    RefusalDelta,
+    TextDelta,
+    ToolCallEnd,
+)
 from .domain.stream import Stream
-from .domain.summary import diagnostic_json, summarize
+from .domain.summary import diagnostic_json, dialect_of, summarize
 
 INDENT = "  "
 
@@ -45,51 +55,77 @@ def _known(value: Any) -> str:
     return "unknown" if value is None else str(value)
 
 
-def _logprob_counts(stream: Stream) -> Counter[tuple[int, str]]:
-    """Logprob entries per (choice, field), counted without parsing them."""
-    counts: Counter[tuple[int, str]] = Counter()
+@dataclass
+class _Output:
+    """What one output (a choice, a candidate) said, gathered from the timeline."""
+
+    reasoning: dict[str, list[str]] = field(default_factory=dict)
+    text: list[str] = field(default_factory=list)
+    refusal: list[str] = field(default_factory=list)
+    calls: list[ToolCallEnd] = field(default_factory=list)
+    logprobs: Counter[str] = field(default_factory=Counter)
+    stop: Any = None
+
+
+def _outputs(stream: Stream) -> dict[int, _Output]:
+    """Every dialect's outputs from its timeline; logprob entries counted, never parsed."""
+    outputs: dict[int, _Output] = {}
     for event in stream.events:
-        if isinstance(event, Logprobs):
-            counts[event.choice, event.field] += event.count
-    return counts
+        choice = getattr(event, "choice", None)
+        if not isinstance(choice, int):
+            continue
+        out = outputs.get(choice) or outputs.setdefault(choice, _Output())
+        if isinstance(event, TextDelta):
+            out.text.append(event.text)
+        elif isinstance(event, ReasoningDelta):
+            out.reasoning.setdefault(event.field, []).append(event.text)
+        elif isinstance(event, RefusalDelta):
+            out.refusal.append(event.text)
+        elif isinstance(event, ToolCallEnd):
+            out.calls.append(event)
+        elif isinstance(event, Logprobs):
+            out.logprobs[event.field] += event.count
+        elif isinstance(event, Finish):
+            out.stop = event.reason
+    return outputs
 
 
-def _choice_lines(
-    choice: dict[str, Any], calls: list[dict[str, Any]], logprobs: Counter[tuple[int, str]]
-) -> list[str]:
-    message = choice["message"]
-    lines = [f"choice {choice['index']} (finish: {choice['finish_reason']})"]
-    content = message.get("content")
-    for key, value in message.items():
-        if key.startswith("reasoning") and isinstance(value, str):
-            lines += _block(f"reasoning ({key})", value)
-    if isinstance(content, list):
-        for part in content:
-            if part.get("type") == "thinking":
-                lines += _block("reasoning (thinking part)", part["thinking"][0]["text"])
-            elif part.get("type") == "text":
-                lines += _block("text (part)", part["text"])
-    elif content is not None:
-        lines += _block("text", content)
-    if message.get("refusal") is not None:
-        lines += _block("refusal", message["refusal"])
-    for number, call in enumerate(message.get("tool_calls") or []):
-        info = next((c for c in calls if c["call"] == number), None)
-        status = info["status"] if info else "unknown"
-        verdict = {"valid": "valid JSON", "empty": "no arguments"}.get(status) or (
-            f"INVALID JSON: {info['error'] if info else '?'}"
+def _output_lines(index: int, out: _Output) -> list[str]:
+    lines = [f"output {index} (stop: {_known(out.stop)})"]
+    for name, parts in out.reasoning.items():
+        lines += _block(f"reasoning ({name})", "".join(parts))
+    if out.text:
+        lines += _block("text", "".join(out.text))
+    if out.refusal:
+        lines += _block("refusal", "".join(out.refusal))
+    for number, call in enumerate(out.calls):
+        verdict = {"valid": "valid JSON", "empty": "no arguments"}.get(call.status) or (
+            f"INVALID JSON: {call.error}"
         )
-        fn = call["function"]
         lines.append(
-            f"{INDENT}tool call {number}: {_known(fn['name'])} (id {_known(call['id'])}) - {verdict}"
+            f"{INDENT}tool call {number}: {_known(call.name)} (id {_known(call.id)}) - {verdict}"
         )
-        lines += [
-            INDENT * 2 + line for line in _pretty_arguments(fn["arguments"], status).splitlines()
-        ]
-    for field in ("content", "refusal"):
-        if logprobs[choice["index"], field]:
-            lines.append(f"{INDENT}logprobs: {logprobs[choice['index'], field]} {field} tokens")
+        arguments = _pretty_arguments(call.arguments, call.status)
+        lines += [INDENT * 2 + line for line in arguments.splitlines()]
+    for name, count in out.logprobs.items():
+        lines.append(f"{INDENT}logprobs: {count} {name} tokens")
     return lines
+
+
+def _identity(stream: Stream) -> tuple[Any, Any]:
+    """The response's id and model as its meta events name them (Gemini: responseId and
+    modelVersion)."""
+    found: dict[str, Any] = {}
+    for event in stream.events:
+        if isinstance(event, Meta):
+            for key, alias in (("id", "id"), ("responseId", "id"), ("model", "model")):
+                if event.fields.get(key) not in (None, "") and (
+                    alias == "model" or alias not in found
+                ):
+                    found[alias] = event.fields[key]
+            if event.fields.get("modelVersion") and "model" not in found:
+                found["model"] = event.fields["modelVersion"]
+    return found.get("id"), found.get("model")
 
 
 def _metrics_lines(metrics: dict[str, Any]) -> list[str]:
@@ -141,18 +177,18 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
         out.append(f"  [{diag.severity}] {diag.code}: {diag.message}")
     for stream in capture.streams:
         summary = summarize(stream, stall_ms)
-        completion = summary["completion"]  # logprobs are JSON fragments: counted, not read
-        logprobs = _logprob_counts(stream)
+        response_id, model = _identity(stream)
         out.append("")
+        dialect = stream.dialect or "unknown dialect"
         out.append(
-            f"Stream {stream.index + 1} ({stream.origin}): model {_known(completion['model'])}, "
-            f"id {_known(completion['id'])}"
+            f"Stream {stream.index + 1} ({stream.origin}): {dialect}, model {_known(model)}, "
+            f"id {_known(response_id)}"
         )
-        for choice in completion["choices"]:
-            calls = [c for c in summary["tool_calls"] if c["choice"] == choice["index"]]
-            out += [INDENT + line for line in _choice_lines(choice, calls, logprobs)]
-        usage = completion.get("usage")
-        out.append(f"{INDENT}usage: {json.dumps(usage) if usage is not None else 'none'}")
+        for index, output in sorted(_outputs(stream).items()):
+            out += [INDENT + line for line in _output_lines(index, output)]
+        usage = dialect_of(stream).final_usage(summary["completion"])
+        shown = orjson.dumps(usage).decode() if usage is not None else "none"
+        out.append(f"{INDENT}usage: {shown}")
         out += [INDENT + line for line in _metrics_lines(summary["metrics"])]
         if stream.end_reason:
             ended = f"{INDENT}recording ended: {stream.end_reason}"

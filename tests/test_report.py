@@ -75,3 +75,18 @@ def test_missing_values_read_unknown_never_none():
     assert "model unknown, id unknown" in text
     assert "tool call 0: unknown (id unknown) - valid JSON" in text
     assert "STREAM ERROR: overloaded\n" in text
+
+
+def test_the_readable_report_reads_every_dialect():
+    """Drawn from the timeline, not from one dialect's final object: every dialect capture gets
+    its answer text, reasoning and tool calls (it raised KeyError 'choices' before)."""
+    from .dialects.common import DIALECT_CAPTURES, captures, expected
+
+    for name in captures():
+        want = expected(name)
+        text = render(read_capture((DIALECT_CAPTURES / name).read_bytes()), name)
+        assert "None" not in text.replace(want["final_text"], ""), name
+        for line in want["final_text"].splitlines()[:3]:
+            assert line in text, (name, line)
+        for call in want["tool_calls"]:
+            assert f": {call['name']} (id {call['id'] or 'unknown'})" in text, (name, call)
