@@ -57,7 +57,7 @@ def _key_settings_problem(overrides: dict[str, object]) -> str | None:
     import os
 
     from .live.keys import KeyBindings
-    from .web import config as config_module
+    from .settings import load
 
     if os.environ.get("STREAMSCOPE_API_KEY_ENVS"):
         return (
@@ -66,7 +66,7 @@ def _key_settings_problem(overrides: dict[str, object]) -> str | None:
             "STREAMSCOPE_API_KEYS=OPENAI_API_KEY=https://api.openai.com/v1"
         )
     try:
-        KeyBindings(config_module.load(overrides)["api_keys"])
+        KeyBindings(load(overrides).api_keys)
     except ValueError as exc:
         return str(exc)
     return None

@@ -24,8 +24,8 @@ from gunicorn.workers.gthread import ThreadWorker
 
 from . import create_app
 from .connections import HeadReader, body_unread, linger
+from .settings import load
 from .threadpool import ElasticThreadPool
-from .web import config as config_module
 from .web import logs
 
 
@@ -87,17 +87,17 @@ class StreamscopeServer(BaseApplication):
 
 
 def serve_production(overrides: dict[str, Any], workers: int, threads: int) -> int:
-    settings = config_module.load(overrides)
-    capacity = max(1, threads - settings["thread_reserve"])
-    ElasticThreadWorker.idle_timeout = settings["thread_idle_s"]
-    ElasticThreadWorker.header_timeout = settings["header_timeout"]
+    settings = load(overrides)
+    capacity = max(1, threads - settings.thread_reserve)
+    ElasticThreadWorker.idle_timeout = settings.thread_idle_s
+    ElasticThreadWorker.header_timeout = settings.header_timeout
     overrides = {
         **overrides,
-        "ws_capacity": min(settings["ws_capacity"], capacity),
-        "work_capacity": min(settings["work_capacity"], capacity),
+        "ws_capacity": min(settings.ws_capacity, capacity),
+        "work_capacity": min(settings.work_capacity, capacity),
     }
     options = {
-        "bind": f"{settings['host']}:{settings['port']}",
+        "bind": f"{settings.host}:{settings.port}",
         "workers": workers,
         "worker_class": "app.production.ElasticThreadWorker",
         "threads": threads,

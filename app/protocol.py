@@ -53,6 +53,15 @@ def encode(message_type: str, /, **fields: Any) -> str:
     return orjson.dumps({"type": message_type, **fields}).decode()
 
 
+def whole_numbers(message: dict[str, Any], *names: str) -> tuple[int, ...] | None:
+    """The named fields of a client message when each is a non-negative integer (not a
+    bool), in that order; None when any is not."""
+    values = tuple(message.get(name) for name in names)
+    if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+        return values  # type: ignore[return-value]  # every item checked just above
+    return None
+
+
 def decode_client(text: str | bytes) -> dict[str, Any]:
     try:
         message = orjson.loads(text)

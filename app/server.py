@@ -9,16 +9,17 @@ from werkzeug.serving import make_server
 
 from . import create_app
 from .web import logs
+from .web.services import services_of
 
 
 def serve(overrides: dict[str, Any]) -> int:
     app = create_app(overrides)
-    settings = app.config["STREAMSCOPE"]
+    settings = services_of(app).settings
     logs.configure()
-    server = make_server(settings["host"], settings["port"], app, threaded=True)
-    host, port = server.server_address[:2]
-    print(f"Streamscope listening on http://{host}:{port}/", flush=True)
-    print(f"data directory: {settings['data_dir']}", flush=True)
+    server = make_server(settings.host, settings.port, app, threaded=True)
+    host, port = server.server_address[:2]  # a str host: make_server binds IP sockets only
+    print(f"Streamscope listening on http://{host!s}:{port}/", flush=True)
+    print(f"data directory: {settings.data_dir}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -46,7 +46,7 @@ def test_every_diagnostic_code_is_documented():
 
 
 def test_readme_lists_every_setting_and_every_testid_the_page_has():
-    from app.web.config import SETTINGS
+    from app.settings import SETTINGS
 
     readme = (ROOT / "README.md").read_text()
     for setting in SETTINGS:

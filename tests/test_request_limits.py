@@ -14,7 +14,7 @@ from app.captures import Limits, read_capture
 from app.captures.timed import header_line, read_line
 from app.domain.assemble import assemble, plain
 from app.web.bodies import BodyRules, Turns
-from app.web.config import load
+from app.settings import load
 from app.web.errors import Busy
 from app.web.hosts import host_rule, split_host
 from app.web.workload import Workload
@@ -81,18 +81,18 @@ def test_a_server_on_every_interface_answers_ip_addresses_but_no_other_name():
 
 # ------------------------------------------------------------------ derived settings
 def test_the_decompressed_cap_follows_the_upload_cap_unless_set():
-    assert load({"data_dir": "/tmp/x"}, environ={})["max_decompressed_mb"] == 50
+    assert load({"data_dir": "/tmp/x"}, environ={}).max_decompressed_mb == 50
     environ = {"STREAMSCOPE_MAX_UPLOAD_MB": "10"}
-    assert load({"data_dir": "/tmp/x"}, environ=environ)["max_decompressed_mb"] == 10
+    assert load({"data_dir": "/tmp/x"}, environ=environ).max_decompressed_mb == 10
     environ["STREAMSCOPE_MAX_DECOMPRESSED_MB"] = "30"
-    assert load({"data_dir": "/tmp/x"}, environ=environ)["max_decompressed_mb"] == 30
+    assert load({"data_dir": "/tmp/x"}, environ=environ).max_decompressed_mb == 30
 
 
 def test_one_address_gets_a_quarter_of_the_websocket_capacity_unless_set():
-    assert load({"data_dir": "/tmp/x", "ws_capacity": 56}, environ={})["ws_per_client"] == 14
-    assert load({"data_dir": "/tmp/x", "ws_capacity": 2}, environ={})["ws_per_client"] == 1
+    assert load({"data_dir": "/tmp/x", "ws_capacity": 56}, environ={}).ws_per_client == 14
+    assert load({"data_dir": "/tmp/x", "ws_capacity": 2}, environ={}).ws_per_client == 1
     environ = {"STREAMSCOPE_WS_PER_CLIENT": "100"}
-    assert load({"data_dir": "/tmp/x", "ws_capacity": 56}, environ=environ)["ws_per_client"] == 100
+    assert load({"data_dir": "/tmp/x", "ws_capacity": 56}, environ=environ).ws_per_client == 100
 
 
 # ------------------------------------------------------------------- the line cap

@@ -9,7 +9,7 @@ from collections import deque
 from app.captures import Limits
 from app.demos import find
 from app.protocol import VERSION
-from app.web.config import load
+from app.settings import load
 from app.web.frames import Prepared
 from app.web.session import Session
 from app.web.sources import Sources

@@ -61,7 +61,7 @@ def to_jsonl(capture: Capture) -> bytes:
 
 
 def to_sse(capture: Capture) -> bytes:
-    out = []
+    out: list[bytes] = []
     for stream in capture.streams:
         out.extend(
             b"data: " + p.replace(b"\n", b"\ndata: ") + b"\n\n"

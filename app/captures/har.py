@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import orjson
 
 from ..domain.jsontext import decode_lenient, deep_problem, too_deep
+from ..domain.shapes import as_object
 from ..domain.stream import ResponseTiming, Source, Stream
 from .model import Capture, Limits
 from .sse import read_sse_body
@@ -79,7 +80,7 @@ def _stream_body(entry: dict[str, Any], number: int, capture: Capture) -> bytes 
     response = entry.get("response")
     if not isinstance(response, dict):
         return None
-    content = response.get("content") if isinstance(response.get("content"), dict) else {}
+    content = as_object(response.get("content"))
     text = content.get("text")
     if not isinstance(text, str):
         return None

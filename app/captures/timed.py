@@ -29,6 +29,7 @@ import orjson
 
 from ..domain.body import BodyFeeder
 from ..domain.jsontext import decode_lenient, deep_problem, too_deep
+from ..domain.shapes import as_object
 from ..domain.sse import DEFAULT_MAX_LINE
 from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
@@ -214,7 +215,7 @@ def read_timed(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     records = read_records(data, capture, limits.max_line)
     capture.header = records.header
     header = records.header or {}
-    source = header.get("source") if isinstance(header.get("source"), dict) else {}
+    source = as_object(header.get("source"))
     origin = str(source.get("url") or "timed capture")
     # A converted capture ("timing": "none") has no real times and may hold several streams.
     real_timing = header.get("timing") != "none"

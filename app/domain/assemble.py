@@ -52,7 +52,7 @@ class _Choice:
     reasoning: dict[str, list[str]] = field(default_factory=dict)
     calls: dict[int, _Call] = field(default_factory=dict)
     logprobs: dict[str, list[bytes]] = field(default_factory=dict)
-    finish: str | None = None
+    finish: str | int | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     delta_extras: dict[str, Any] = field(default_factory=dict)
 

@@ -76,7 +76,7 @@ class Event:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
-        for name in self.__dataclass_fields__:  # type: ignore[attr-defined]
+        for name in self.__dataclass_fields__:
             value = getattr(self, name)
             if value is None and name in SPARSE:
                 continue

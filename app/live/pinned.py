@@ -21,7 +21,7 @@ class PinnedBackend(httpcore.NetworkBackend):
         self._on_socket = on_socket
         self._backend = httpcore.SyncBackend()
 
-    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):  # type: ignore[no-untyped-def]
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
         address = self._pinned.get(host)
         if address is None:
             raise httpcore.ConnectError(f"no checked address for {host}")
@@ -29,7 +29,7 @@ class PinnedBackend(httpcore.NetworkBackend):
         self._on_socket(stream.get_extra_info("socket"))
         return stream
 
-    def connect_unix_socket(self, path, timeout=None, socket_options=None):  # type: ignore[no-untyped-def]
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
         raise httpcore.ConnectError("unix sockets are not upstreams")
 
     def sleep(self, seconds: float) -> None:

@@ -31,7 +31,7 @@ class PolicyRefused(Exception):
 
 def system_resolver(host: str, port: int) -> list[str]:
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(info[4][0] for info in infos))
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
 def embedded_ipv4(address: Address) -> ipaddress.IPv4Address | None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..settings import Settings
 from ..storage import CaptureStore
 from .hub import LiveRun, Registry
 from .keys import KeyBindings
@@ -43,16 +44,16 @@ class Started:
 
 class LiveService:
     def __init__(
-        self, store: CaptureStore, policy: Policy, timeouts: Timeouts, settings: dict[str, Any]
+        self, store: CaptureStore, policy: Policy, timeouts: Timeouts, settings: Settings
     ) -> None:
         self.store = store
         self.policy = policy
         self.timeouts = timeouts
         self.settings = settings
         self.registry = Registry()
-        self.keys = KeyBindings(settings["api_keys"])
-        self.lister = ModelLister(settings["models_timeout"], settings["max_concurrent_models"])
-        self.max_bytes = int(settings["max_live_mb"] * 1_000_000)
+        self.keys = KeyBindings(settings.api_keys)
+        self.lister = ModelLister(settings.models_timeout, settings.max_concurrent_models)
+        self.max_bytes = int(settings.max_live_mb * 1_000_000)
 
     # ------------------------------------------------------------------ requests
     def api_key(self, config: dict[str, Any], base_url: str) -> str | None:
@@ -110,7 +111,7 @@ class LiveService:
         redactor = Redactor(request.secrets())
         title = run_title(request.url, request.body)
         recorder = Recorder(self.store, redactor, url=request.url, body=request.body, title=title)
-        run = LiveRun(request, recorder, redactor, self.settings["stall_ms"], self.max_bytes)
+        run = LiveRun(request, recorder, redactor, self.settings.stall_ms, self.max_bytes)
         upstream = UpstreamRun(request, run, self.policy, self.timeouts)
         run.upstream = upstream
         self.registry.add(run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
@@ -11,10 +12,10 @@ from ..captures import Limits
 from ..live.policy import Policy, listens_publicly
 from ..live.service import LiveService
 from ..live.upstream import Timeouts
-from ..storage import open_store
+from ..settings import Settings, load
+from ..storage import CaptureStore, open_store
 from ..storage.factory import default_url
 from . import bodies, errors, hosts, logs, security, workload
-from . import config as config_module
 from .admission import Admission
 from .api import api
 from .bodies import Bodies, BodyRules
@@ -22,59 +23,58 @@ from .live import live
 from .ops import ops
 from .pages import pages
 from .resources import web_dir
+from .services import Services
 from .sources import Sources
 from .uploads import Importer
 from .ws import server_options, sock
 
 
-def live_service(store: Any, settings: dict[str, Any]) -> LiveService:
-    public = settings["public"] or listens_publicly(settings["host"])
-    allow = tuple(v.strip() for v in settings["upstream_allow"].split(",") if v.strip())
+def live_service(store: CaptureStore, settings: Settings) -> LiveService:
+    public = settings.public or listens_publicly(settings.host)
+    allow = tuple(v.strip() for v in settings.upstream_allow.split(",") if v.strip())
     timeouts = Timeouts(
-        connect=settings["connect_timeout"],
-        first_byte=settings["first_byte_timeout"],
-        idle=settings["idle_timeout"],
-        total=settings["total_timeout"],
+        connect=settings.connect_timeout,
+        first_byte=settings.first_byte_timeout,
+        idle=settings.idle_timeout,
+        total=settings.total_timeout,
     )
     return LiveService(store, Policy(public=public, allow=allow), timeouts, settings)
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
-    settings = config_module.load(config)
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    settings = load(config)
     app = Flask(
         "streamscope",
         template_folder=str(web_dir("templates")),
         static_folder=str(web_dir("static")),
         static_url_path="/static",
     )
-    app.config["STREAMSCOPE"] = settings
-    app.config["MAX_CONTENT_LENGTH"] = settings["max_upload_mb"] * 1024 * 1024
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_mb * 1024 * 1024
     app.config["SOCK_SERVER_OPTIONS"] = server_options(settings)
     app.config["SEND_FILE_MAX_AGE_DEFAULT"] = 0
     limits = Limits(
-        max_decompressed=settings["max_decompressed_mb"] * 1024 * 1024,
-        max_line=settings["max_line_mb"] * 1024 * 1024,
+        max_decompressed=settings.max_decompressed_mb * 1024 * 1024,
+        max_line=settings.max_line_mb * 1024 * 1024,
     )
-    store = open_store(settings["database_url"] or default_url(settings["data_dir"]))
+    store = open_store(settings.database_url or default_url(settings.data_dir))
     store.purge_expired()
-    app.extensions["streamscope.store"] = store
-    app.extensions["streamscope.sources"] = Sources(limits, settings["capture_cache"], store)
-    app.extensions["streamscope.importer"] = Importer(
-        store, limits, settings["max_concurrent_imports"]
-    )
-    app.extensions["streamscope.live"] = service = live_service(store, settings)
-    logs.protect(os.environ.get(variable) for variable in service.keys.variables)
-    app.extensions["streamscope.admission"] = Admission(
-        settings["ws_capacity"],
-        settings["ws_per_client"],
-        settings["ws_rate"],
-        settings["ws_burst"],
-    )
-    app.extensions["streamscope.workload"] = workload.Workload(settings["work_capacity"])
+    live_runs = live_service(store, settings)
+    logs.protect(os.environ.get(variable) for variable in live_runs.keys.variables)
     rules = BodyRules(
-        settings["max_upload_mb"], settings["body_timeout"], settings["body_min_rate_kb"] * 1024
+        settings.max_upload_mb, settings.body_timeout, settings.body_min_rate_kb * 1024
     )
-    app.extensions["streamscope.bodies"] = Bodies(rules, settings["max_receiving"])
+    Services(
+        settings=settings,
+        store=store,
+        sources=Sources(limits, settings.capture_cache, store),
+        importer=Importer(store, limits, settings.max_concurrent_imports),
+        live=live_runs,
+        admission=Admission(
+            settings.ws_capacity, settings.ws_per_client, settings.ws_rate, settings.ws_burst
+        ),
+        workload=workload.Workload(settings.work_capacity),
+        bodies=Bodies(rules, settings.max_receiving),
+    ).install(app)
     errors.install(app)
     logs.install(app)
     # The order of the checks before a request is handled (docs/security.md): Host, websocket

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from flask import Blueprint, Response, current_app, jsonify, request, url_for
+from flask import Blueprint, Response, jsonify, request, url_for
 
 from ..domain.summary import diagnostic_json
+from ..settings import Settings
 from .errors import BadRequest, Forbidden, NotFound
 from .exports import EXPORTS, export
+from .services import services
 from .uploads import Importer, stream_summaries
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
 
 def _store():
-    return current_app.extensions["streamscope.store"]
+    return services().store
 
 
-def _settings() -> dict[str, Any]:
-    return current_app.config["STREAMSCOPE"]
+def _settings() -> Settings:
+    return services().settings
 
 
 def _record(capture_id: str):
@@ -51,7 +51,7 @@ def _upload_bytes() -> tuple[bytes, str | None]:
 
 @api.post("/captures")
 def upload() -> tuple[Response, int]:
-    importer: Importer = current_app.extensions["streamscope.importer"]
+    importer: Importer = services().importer
     arg = lambda key: request.form.get(key) or request.args.get(key)  # noqa: E731
     with importer.slot():  # the body is all here already (bodies.py)
         data, name = _upload_bytes()
@@ -67,7 +67,7 @@ def upload() -> tuple[Response, int]:
         "format": record.format,
         "compression": record.compression,
         "expires": record.expires,
-        "streams": stream_summaries(capture, _settings()["stall_ms"]),
+        "streams": stream_summaries(capture, _settings().stall_ms),
         "redacted": record.redacted,
         "diagnostics": [diagnostic_json(d) for d in capture.all_diagnostics],
     }
@@ -79,11 +79,11 @@ def upload() -> tuple[Response, int]:
 @api.get("/captures/<capture_id>")
 def metadata(capture_id: str) -> Response:
     record = _record(capture_id)
-    loaded = current_app.extensions["streamscope.sources"].stored(capture_id)
+    loaded = services().sources.stored(capture_id)
     body = record.public()
     body["url"] = url_for("pages.capture", capture_id=record.id, _external=True)
     body["stream_count"] = body.pop("streams")
-    body["streams"] = stream_summaries(loaded.capture, _settings()["stall_ms"])
+    body["streams"] = stream_summaries(loaded.capture, _settings().stall_ms)
     body["downloads"] = {
         kind: url_for("api.download", capture_id=record.id, kind=kind, _external=True)
         for kind in EXPORTS
@@ -101,7 +101,7 @@ def download(capture_id: str, kind: str) -> Response:
     record = _record(capture_id)
     if kind not in EXPORTS:
         raise NotFound(f"no download {kind!r}; available: {', '.join(EXPORTS)}", code="no_download")
-    loaded = current_app.extensions["streamscope.sources"].stored(capture_id)
+    loaded = services().sources.stored(capture_id)
     data, suffix = export(kind, _store().read_bytes(capture_id), loaded.capture, record)
     response = Response(data, mimetype="text/plain")
     response.headers["Content-Disposition"] = (
@@ -125,7 +125,7 @@ def update(capture_id: str) -> Response:
         raise Forbidden("wrong or missing X-Delete-Token", code="bad_token") from None
     if record is None:
         raise NotFound("no such capture", code="no_capture")
-    current_app.extensions["streamscope.sources"].cache.drop(f"capture:{capture_id}")
+    services().sources.cache.drop(f"capture:{capture_id}")
     return jsonify(record.public())
 
 
@@ -137,5 +137,5 @@ def delete(capture_id: str) -> tuple[str, int]:
         raise Forbidden("wrong or missing X-Delete-Token", code="bad_token") from None
     if not deleted:
         raise NotFound("no such capture", code="no_capture")
-    current_app.extensions["streamscope.sources"].cache.drop(f"capture:{capture_id}")
+    services().sources.cache.drop(f"capture:{capture_id}")
     return "", 204

@@ -31,9 +31,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from flask import Flask, current_app, request
+from flask import Flask, request
 
 from .errors import BadRequest, Busy, PayloadTooLarge, RequestTimeout, too_large_message
+from .services import services
 from .workload import has_body
 
 SPOOL = 1024 * 1024  # bytes of a body kept in memory before it goes to a temporary file
@@ -223,7 +224,7 @@ def install(app: Flask) -> None:
     @app.before_request
     def _receive() -> None:
         if has_body():
-            bodies: Bodies = current_app.extensions["streamscope.bodies"]
+            bodies: Bodies = services().bodies
             bodies.take(request.environ, request.remote_addr or "?")
 
     @app.teardown_request

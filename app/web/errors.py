@@ -19,6 +19,8 @@ from typing import Any
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
+from .services import services_of
+
 
 class StreamscopeError(Exception):
     status = 500
@@ -94,7 +96,7 @@ def install(app: Flask) -> None:
 
     @app.errorhandler(RequestEntityTooLarge)
     def _too_large(exc: RequestEntityTooLarge) -> Response:
-        message = too_large_message(app.config["STREAMSCOPE"]["max_upload_mb"])
+        message = too_large_message(services_of(app).settings.max_upload_mb)
         return _respond(413, PayloadTooLarge.code, message)
 
     @app.errorhandler(HTTPException)

@@ -21,10 +21,13 @@ import contextlib
 import socket
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..live.hub import LiveRun, Piece, messages
 from .frames import frame
+
+if TYPE_CHECKING:
+    from .ws import GuardedSocket
 
 PER_FOLLOWER_S = 0.0002  # gather reads for 0.2 ms per follower...
 MAX_COALESCE_S = 0.04  # ...and at most 40 ms
@@ -39,7 +42,7 @@ class Follower:
     """One viewer's socket as the writer sees it: a send lock shared with the connection's own
     pings, and a backlog of bytes the socket has not taken yet."""
 
-    def __init__(self, guarded: Any, index: int, drop_after: float) -> None:
+    def __init__(self, guarded: GuardedSocket, index: int, drop_after: float) -> None:
         self.raw: socket.socket = guarded.raw
         self.lock: threading.Lock = guarded.lock
         self.index = index  # the next log piece this follower needs

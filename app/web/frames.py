@@ -55,8 +55,9 @@ class Prepared:
     def of(cls, text: str) -> Prepared:
         payload = text.encode()
         squeezed = deflate(payload) if len(payload) >= DEFLATE_FROM else None
-        useful = squeezed is not None and len(squeezed) < len(payload)
-        return cls(frame(payload), frame(squeezed, deflated=True) if useful else None)
+        if squeezed is not None and len(squeezed) < len(payload):
+            return cls(frame(payload), frame(squeezed, deflated=True))
+        return cls(frame(payload), None)
 
     @property
     def text(self) -> str:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from flask import Flask, request
 
 from .errors import BadRequest
+from .services import services_of
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 WILDCARDS = frozenset({"", "0.0.0.0", "::", "[::]"})
@@ -113,8 +114,8 @@ def host_rule(bound: str, port: int, allowed: str) -> HostRule:
 
 
 def install(app: Flask) -> None:
-    settings = app.config["STREAMSCOPE"]
-    rule = host_rule(settings["host"], settings["port"], settings["allowed_hosts"])
+    settings = services_of(app).settings
+    rule = host_rule(settings.host, settings.port, settings.allowed_hosts)
 
     @app.before_request
     def _check_host() -> None:

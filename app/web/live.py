@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, jsonify, render_template, request
 
 from ..live.models import ModelsBusy, ModelsError
 from ..live.service import PRESETS, LiveService, RunConfigError
 from .errors import BadRequest, Busy
+from .services import services
 
 live = Blueprint("live", __name__)
 
 
 def _service() -> LiveService:
-    return current_app.extensions["streamscope.live"]
+    return services().live
 
 
 @live.get("/live")

@@ -4,22 +4,34 @@ started it, or anyone with its share link). Mixed into ``Session``, which provid
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from ..protocol import MAX_RAW_REQUEST, encode
+from ..protocol import MAX_RAW_REQUEST, encode, whole_numbers
+from ..settings import Settings
 from .fanout import Follower, attach
+from .frames import Prepared
+
+if TYPE_CHECKING:
+    from ..live.hub import LiveRun
+    from ..live.service import LiveService
+    from .ws import GuardedSocket
 
 FOLLOW_TICK = 0.25  # how often a live viewer's loop looks for Stop and raw requests
 
 
 class LiveViewing:
-    _send: Any
-    _next: Any
-    _error: Any
-    live: Any
-    socket: Any  # the connection's GuardedSocket, shared with the run's writer
-    settings: dict[str, Any]
+    _send: Callable[[str | Prepared], None]
+    live: LiveService | None
+    socket: GuardedSocket | None  # the connection's socket, shared with the run's writer
+    settings: Settings
     source_name: str | None
+
+    def _next(self, timeout: float | None) -> dict[str, Any] | None:
+        raise NotImplementedError  # Session reads the page's messages
+
+    def _error(self, code: str, message: str) -> None:
+        raise NotImplementedError
 
     def _start(self, message: dict[str, Any]) -> None:
         from ..live.service import RunConfigError
@@ -49,7 +61,7 @@ class LiveViewing:
                 run.upstream.cancel()  # the starter's page went away: stop the upstream too
 
     def _follow(
-        self, run: Any, title: str, *, starter: bool, resume: tuple[int, int] | None = None
+        self, run: LiveRun, title: str, *, starter: bool, resume: tuple[int, int] | None = None
     ) -> None:
         """Everything so far, then the live edge, sent by the run's writer (web/fanout.py);
         this thread only reads the page's messages meanwhile."""
@@ -58,7 +70,10 @@ class LiveViewing:
         if resume is not None:  # a page that had the first events: send the rest, then follow
             catch_up, index = run.snapshot(resume[1])
             self._send(catch_up)
-        follower = Follower(self.socket, index, self.settings["ws_send_timeout"])
+        guarded = self.socket
+        if guarded is None:
+            raise RuntimeError("following a live run needs the connection's own socket")
+        follower = Follower(guarded, index, self.settings.ws_send_timeout)
         attach(run, follower)
         try:
             while not follower.done.is_set():
@@ -76,7 +91,7 @@ class LiveViewing:
         if follower.dropped:
             raise OSError("dropped: the page stopped reading")
         for data in follower.unsent():  # the writer has let go of this follower: send them here
-            self.socket.send(data)
+            guarded.send(data)
         while True:  # afterwards, answer raw requests until the page leaves
             message = self._next(None)
             if message is not None and message["type"] == "raw_request":
@@ -84,10 +99,11 @@ class LiveViewing:
                 if answer:
                     self._send(answer)
 
-    def _raw_answer(self, run: Any, message: dict[str, Any]) -> str | None:
-        start, count = message.get("start"), message.get("count")
-        if not all(isinstance(v, int) and v >= 0 for v in (start, count)):
+    def _raw_answer(self, run: LiveRun, message: dict[str, Any]) -> str | None:
+        numbers = whole_numbers(message, "start", "count")
+        if numbers is None:
             self._error("bad_message", "raw_request needs stream, start and count (integers)")
             return None
+        start, count = numbers
         items = run.raw_texts(start, min(count, MAX_RAW_REQUEST))
         return encode("raw", stream=0, start=start, items=items)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Blueprint, Response, jsonify
 
 from .. import __version__
+from .services import services
 
 ops = Blueprint("ops", __name__)
 STARTED = time.time()
@@ -14,14 +15,13 @@ STARTED = time.time()
 
 @ops.get("/healthz")
 def healthz() -> tuple[Response, int]:
-    extensions = current_app.extensions
     try:
-        extensions["streamscope.store"].get("healthz-probe")
+        services().store.get("healthz-probe")
         store = "ok"
     except Exception as exc:  # the probe must answer, whatever the store does
         store = f"error: {type(exc).__name__}"
-    admission = extensions["streamscope.admission"]
-    workload = extensions["streamscope.workload"]
+    admission = services().admission
+    workload = services().workload
     body = {
         "status": "ok" if store == "ok" else "degraded",
         "version": __version__,
@@ -30,7 +30,7 @@ def healthz() -> tuple[Response, int]:
         "websocket_capacity": admission.capacity,
         "slow_requests": workload.active,
         "slow_capacity": workload.capacity,
-        "live_runs": len(extensions["streamscope.live"].registry),
+        "live_runs": len(services().live.registry),
         "store": store,
     }
     return jsonify(body), 200 if store == "ok" else 503

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flask import Blueprint, current_app, render_template, request
+from flask import Blueprint, render_template, request
 
 from ..demos import catalog, find
 from .errors import NotFound
+from .services import services
 
 FORMAT_NAMES = {
     "sse": "A raw SSE capture",
@@ -71,7 +72,7 @@ def demo(name: str) -> str:
 
 
 def _stored(capture_id: str):
-    record = current_app.extensions["streamscope.store"].get(capture_id)
+    record = services().store.get(capture_id)
     if record is None:
         raise NotFound("no such capture (deleted, expired, or never uploaded)", code="no_capture")
     return record

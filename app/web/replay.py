@@ -19,6 +19,7 @@ from ..domain.stream import Stream
 from ..domain.summary import diagnostic_json, summarize
 from ..live.hub import RAW_KINDS
 from ..protocol import encode
+from ..settings import Settings
 from .frames import Prepared
 from .sources import Loaded
 
@@ -39,14 +40,14 @@ class EncodedCapture:
     streams: list[EncodedStream]
 
 
-def encoded_capture(loaded: Loaded, settings: dict[str, Any]) -> EncodedCapture:
+def encoded_capture(loaded: Loaded, settings: Settings) -> EncodedCapture:
     with loaded.lock:
         if loaded.encoded is None:
             loaded.encoded = _encode(loaded, settings)
         return loaded.encoded
 
 
-def _encode(loaded: Loaded, settings: dict[str, Any]) -> EncodedCapture:
+def _encode(loaded: Loaded, settings: Settings) -> EncodedCapture:
     capture = loaded.capture
     header = Prepared.of(
         encode(
@@ -55,8 +56,8 @@ def _encode(loaded: Loaded, settings: dict[str, Any]) -> EncodedCapture:
             source=loaded.info,
             format=capture.format,
             compression=capture.compression,
-            pace_ms=settings["untimed_pace_ms"],
-            stall_ms=settings["stall_ms"],
+            pace_ms=settings.untimed_pace_ms,
+            stall_ms=settings.stall_ms,
             streams=[stream_info(s) for s in capture.streams],
             diagnostics=[diagnostic_json(d) for d in capture.diagnostics],
         )
@@ -69,10 +70,10 @@ def _encode(loaded: Loaded, settings: dict[str, Any]) -> EncodedCapture:
             ),
             batches=[
                 Prepared.of(encode("events", stream=stream.index, events=batch))
-                for batch in event_batches(stream.events, settings["event_batch"])
+                for batch in event_batches(stream.events, settings.event_batch)
             ],
             summary=Prepared.of(
-                encode("summary", stream=stream.index, **summarize(stream, settings["stall_ms"]))
+                encode("summary", stream=stream.index, **summarize(stream, settings.stall_ms))
             ),
         )
         for stream in capture.streams

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, g, request
 
 from ..protocol import SUBPROTOCOL
 from .errors import BadRequest, Forbidden
+from .services import services, services_of
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -41,25 +42,21 @@ def check_websocket_handshake(allowed: list[str]) -> None:
 
 
 def install(app: Flask) -> None:
-    allowed = [
-        o.strip() for o in app.config["STREAMSCOPE"]["allowed_origins"].split(",") if o.strip()
-    ]
+    allowed = [o.strip() for o in services_of(app).settings.allowed_origins.split(",") if o.strip()]
 
     @app.before_request
     def _handshake() -> None:
         if request.path == WS_PATH:
             check_websocket_handshake(allowed)
             client = request.remote_addr or "?"
-            current_app.extensions["streamscope.admission"].enter(
-                client
-            )  # 503 / 429 before any upgrade
+            services().admission.enter(client)  # 503 / 429 before any upgrade
             g.admitted = client
 
     @app.teardown_request
     def _release(_exc: BaseException | None) -> None:
         client = g.pop("admitted", None)
         if client is not None:
-            current_app.extensions["streamscope.admission"].leave(client)
+            services().admission.leave(client)
 
     @app.after_request
     def _headers(response: Response) -> Response:

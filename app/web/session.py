@@ -10,15 +10,27 @@ pause, seek and speed never wait for the server. Afterwards the session answers
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from ..protocol import MAX_RAW_REQUEST, VERSION, ProtocolError, decode_client, encode
+from ..protocol import (
+    MAX_RAW_REQUEST,
+    VERSION,
+    ProtocolError,
+    decode_client,
+    encode,
+    whole_numbers,
+)
+from ..settings import Settings
 from .errors import StreamscopeError
 from .frames import Prepared
 from .live_session import LiveViewing
 from .replay import encoded_capture, event_batches, raw_item
 from .sources import Loaded, Sources
+
+if TYPE_CHECKING:
+    from ..live.service import LiveService
+    from .ws import GuardedSocket
 
 OPEN_TIMEOUT = 30.0
 BATCH_BYTES = 512 * 1024
@@ -34,9 +46,9 @@ class Session(LiveViewing):
         send: Callable[[str | Prepared], None],
         receive: Callable[[float | None], str | bytes | None],
         sources: Sources,
-        settings: dict[str, Any],
-        live: Any = None,
-        socket: Any = None,
+        settings: Settings,
+        live: LiveService | None = None,
+        socket: GuardedSocket | None = None,
     ) -> None:
         self._send = send
         self._receive = receive
@@ -54,7 +66,7 @@ class Session(LiveViewing):
                 "hello",
                 version=VERSION,
                 server=f"streamscope {__version__}",
-                max_message=self.settings["ws_max_message"],
+                max_message=self.settings.ws_max_message,
                 max_raw_request=MAX_RAW_REQUEST,
             )
         )
@@ -79,7 +91,8 @@ class Session(LiveViewing):
         resume = parse_resume(first.get("resume"))
         if run is not None:
             self.kind = "live-follow"
-            record = self.sources.store.get(capture_id)
+            store = self.sources.store
+            record = store.get(capture_id) if store is not None else None
             self._follow(run, record.title if record else "Live run", starter=False, resume=resume)
             return
         try:
@@ -106,7 +119,7 @@ class Session(LiveViewing):
                 events = loaded.capture.streams[stream.index].events[skip:]
                 batches = [
                     encode("events", stream=stream.index, events=b)
-                    for b in event_batches(events, self.settings["event_batch"])
+                    for b in event_batches(events, self.settings.event_batch)
                 ]
             for batch in batches:
                 self._send(batch)
@@ -126,12 +139,11 @@ class Session(LiveViewing):
     def _raw(self, message: dict[str, Any]) -> None:
         assert self.loaded is not None
         streams = self.loaded.capture.streams
-        index, start, count = message.get("stream"), message.get("start"), message.get("count")
-        if not all(isinstance(v, int) and v >= 0 for v in (index, start, count)) or index >= len(
-            streams
-        ):
+        numbers = whole_numbers(message, "stream", "start", "count")
+        if numbers is None or numbers[0] >= len(streams):
             self._error("bad_message", "raw_request needs stream, start and count (integers)")
             return
+        index, start, count = numbers
         stream = streams[index]
         end = min(start + min(count, MAX_RAW_REQUEST), len(stream.raw))
         items = [raw_item(stream, i) for i in range(start, end)]
@@ -156,7 +168,5 @@ def parse_resume(value: Any) -> tuple[int, int] | None:
     """``{"stream": s, "events": n}``: the page has streams before s and n events of s."""
     if not isinstance(value, dict):
         return None
-    stream, events = value.get("stream"), value.get("events")
-    if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (stream, events)):
-        return stream, events
-    return None
+    numbers = whole_numbers(value, "stream", "events")
+    return (numbers[0], numbers[1]) if numbers is not None else None

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..captures import Capture, Limits, read_capture
 from ..demos import find as find_demo
+from ..storage import CaptureStore
 from .errors import NotFound
 
 
@@ -53,7 +54,7 @@ class CaptureCache:
 class Sources:
     """Resolves ``{"demo": name}`` (and, with storage, ``{"capture": id}``) to a capture."""
 
-    def __init__(self, limits: Limits, cache_size: int, store: Any = None) -> None:
+    def __init__(self, limits: Limits, cache_size: int, store: CaptureStore | None = None) -> None:
         self.limits = limits
         self.cache = CaptureCache(cache_size)
         self.store = store
@@ -78,8 +79,9 @@ class Sources:
         return self.cache.get(f"demo:{name}", load)
 
     def stored(self, capture_id: str) -> Loaded:
-        record = self.store.get(capture_id)
-        if record is None:
+        store = self.store
+        record = store.get(capture_id) if store is not None else None
+        if store is None or record is None:
             raise NotFound(
                 "no such capture (deleted, expired, or never uploaded)", code="no_capture"
             )
@@ -87,7 +89,7 @@ class Sources:
         version = (record.size, record.title)  # a recording still growing, a renamed capture
 
         def load() -> Loaded:
-            capture = read_capture(self.store.read_bytes(capture_id), record.format, self.limits)
+            capture = read_capture(store.read_bytes(capture_id), record.format, self.limits)
             info = {"kind": "capture", "id": capture_id, "redacted": record.redacted}
             return Loaded(f"capture:{capture_id}", record.title, capture, info, version)
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import threading
 
-from flask import Flask, current_app, g, request
+from flask import Flask, g, request
 
 from .errors import Busy
 from .security import WS_PATH
+from .services import services
 
 
 class Workload:
@@ -60,10 +61,10 @@ def install(app: Flask) -> None:
     @app.before_request
     def _enter() -> None:
         if is_slow():
-            current_app.extensions["streamscope.workload"].enter()
+            services().workload.enter()
             g.slow_work = True
 
     @app.teardown_request
     def _leave(_exc: BaseException | None) -> None:
         if g.pop("slow_work", False):
-            current_app.extensions["streamscope.workload"].leave()
+            services().workload.leave()

@@ -17,14 +17,15 @@ import threading
 import time
 from typing import Any
 
-from flask import current_app
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
 from ..protocol import SUBPROTOCOL, encode
+from ..settings import Settings
 from . import logs
 from .frames import Prepared, frame, peer_inflates
 from .security import WS_PATH
+from .services import services
 from .session import Session
 
 sock = Sock()
@@ -53,26 +54,25 @@ class GuardedSocket:
         return getattr(self.raw, name)
 
 
-def server_options(settings: dict[str, Any]) -> dict[str, Any]:
+def server_options(settings: Settings) -> dict[str, Any]:
     return {
         "subprotocols": [SUBPROTOCOL],
-        "ping_interval": settings["ws_ping_interval"],
-        "max_message_size": settings["ws_max_message"],
+        "ping_interval": settings.ws_ping_interval,
+        "max_message_size": settings.ws_max_message,
     }
 
 
 @sock.route(WS_PATH)
 def websocket(ws: Any) -> None:
-    settings = current_app.config["STREAMSCOPE"]
-    ws.sock = GuardedSocket(ws.sock, settings["ws_send_timeout"])
-    extensions = current_app.extensions
+    settings = services().settings
+    ws.sock = GuardedSocket(ws.sock, settings.ws_send_timeout)
     counter = FrameSender(ws.sock, peer_inflates(ws))
     session = Session(
         counter,
         Receiver(ws),
-        extensions["streamscope.sources"],
+        services().sources,
         settings,
-        extensions["streamscope.live"],
+        services().live,
         ws.sock,
     )
     started, ended = time.monotonic(), "closed by the page"

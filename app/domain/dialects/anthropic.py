@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -41,6 +41,7 @@ from ..events import (
     Usage,
 )
 from ..interpret import PayloadInterpreter
+from ..shapes import as_object
 from ..stream import Stream
 from .base import Counts, Dialect, counts
 
@@ -61,6 +62,7 @@ MESSAGE_DELTA_EXTRAS = ("stop_sequence", "stop_details", "container")
 
 @dataclass
 class _Block:
+    index: int
     type: str
     call: int | None = None
     call_id: str | None = None
@@ -124,7 +126,7 @@ class AnthropicInterpreter(PayloadInterpreter):
             self.note(raw, "block_shape", "error", "content_block_start without index and block")
             return
         kind = str(block.get("type"))
-        state = self._blocks[index] = _Block(kind)
+        state = self._blocks[index] = _Block(index, kind)
         self.add(BlockStart(choice=0, block=index, type=kind, value=block), raw)
         if kind in TOOL_BLOCKS:
             state.call, state.call_id, state.name = self._calls, block.get("id"), block.get("name")
@@ -139,11 +141,12 @@ class AnthropicInterpreter(PayloadInterpreter):
             self._thinking(raw, index, str(block["thinking"]))
 
     def _block_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index, delta = value.get("index"), value.get("delta")
-        state = self._blocks.get(index) if _is_index(index) else None
+        found, delta = value.get("index"), value.get("delta")
+        state = self._blocks.get(found) if _is_index(found) else None
         if state is None or not isinstance(delta, dict):
-            self.note(raw, "block_unknown", "error", f"a delta for block {index!r}, never started")
+            self.note(raw, "block_unknown", "error", f"a delta for block {found!r}, never started")
             return
+        index = state.index
         kind = delta.get("type")
         if kind == "text_delta" and isinstance(delta.get("text"), str):
             self._text(raw, index, delta["text"])
@@ -162,17 +165,17 @@ class AnthropicInterpreter(PayloadInterpreter):
             self.add(Extra(scope="delta", choice=0, fields={"delta": delta}), raw)
 
     def _block_stop(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index = value.get("index")
-        state = self._blocks.get(index) if _is_index(index) else None
+        found = value.get("index")
+        state = self._blocks.get(found) if _is_index(found) else None
         if state is None:
-            self.note(raw, "block_unknown", "error", f"block {index!r} stops but never started")
+            self.note(raw, "block_unknown", "error", f"block {found!r} stops but never started")
             return
         state.stopped = True
         self._end_tool(raw, state)
-        self.add(BlockStop(choice=0, block=index), raw)
+        self.add(BlockStop(choice=0, block=state.index), raw)
 
     def _message_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        delta = value.get("delta") if isinstance(value.get("delta"), dict) else {}
+        delta = as_object(value.get("delta"))
         extras = {k: delta[k] for k in MESSAGE_DELTA_EXTRAS if k in delta}
         if extras:
             self.add(Extra(scope="chunk", choice=None, fields=extras), raw)
@@ -226,7 +229,7 @@ _HANDLERS = {
 }
 
 
-def _is_index(value: Any) -> bool:
+def _is_index(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 

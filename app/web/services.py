@@ -1,0 +1,46 @@
+"""The application's services, built once by ``create_app`` and reached through one typed
+accessor (the Flask tutorial's ``get_db()``): ``services().store``, ``services().settings``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from flask import Flask, current_app
+
+if TYPE_CHECKING:  # the services' modules reach their services through this one
+    from ..live.service import LiveService
+    from ..settings import Settings
+    from ..storage import CaptureStore
+    from .admission import Admission
+    from .bodies import Bodies
+    from .sources import Sources
+    from .uploads import Importer
+    from .workload import Workload
+
+KEY = "streamscope"
+
+
+@dataclass(frozen=True)
+class Services:
+    settings: Settings
+    store: CaptureStore
+    sources: Sources
+    importer: Importer
+    live: LiveService
+    admission: Admission
+    workload: Workload
+    bodies: Bodies
+
+    def install(self, app: Flask) -> None:
+        app.extensions[KEY] = self
+
+
+def services() -> Services:
+    """The services of the application handling this request."""
+    return services_of(current_app)
+
+
+def services_of(app: Flask) -> Services:
+    found: Services = app.extensions[KEY]
+    return found
