@@ -1,6 +1,6 @@
 """The websocket wire protocol between the server and the page (``docs/protocol.md``).
 
-Version 1, negotiated as the websocket subprotocol ``streamscope.v1`` and repeated in the first
+Version 2, negotiated as the websocket subprotocol ``streamscope.v2`` and repeated in the first
 message (``hello``). The message types are a closed set: ``SERVER_MESSAGES`` (server to page)
 and ``CLIENT_MESSAGES`` (page to server). ``static/js/protocol.js`` mirrors both lists and the
 version; ``tests/test_protocol.py`` fails when this module, the JS mirror and the doc disagree.
@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-VERSION = 1
+VERSION = 2
 SUBPROTOCOL = f"streamscope.v{VERSION}"
 
 SERVER_MESSAGES: tuple[str, ...] = (

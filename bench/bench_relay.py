@@ -86,12 +86,12 @@ if str(ROOT) not in sys.path:
 
 from benchkit import Table, wait_for  # noqa: E402
 
+from app.protocol import SUBPROTOCOL  # noqa: E402
 from tests.chromium import ARGS, CHROMIUM  # noqa: E402
 from tests.fake_upstream import FakeUpstream  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
 VIEWPORT = {"width": 1366, "height": 900}
-SUBPROTOCOL = "streamscope.v1"
 ORIGIN = "http://127.0.0.1"
 TARGET_P50_MS = 10.0
 TARGET_P99_MS = 50.0
@@ -249,7 +249,7 @@ FLOOR_SCRIPT = r"""
   R.attach(root);
   R.floorSent = {};
   R.floorEnd = null;
-  const ws = new WebSocket(`ws://${location.host}/ws`, "streamscope.v1");
+  const ws = new WebSocket(`ws://${location.host}/ws`, "%SUBPROTOCOL%");
   ws.addEventListener("open", () =>
     ws.send(JSON.stringify({ type: "start", base_url: baseUrl, headers: {},
       body: { model, messages: [{ role: "user", content: "Count." }] } })));
@@ -607,10 +607,12 @@ class Follower:
         reads: dict[int, float] = {}
         for received, text in self.received:
             message = json.loads(text)
+            if message["type"] == "raw_meta":
+                for offset, t in enumerate(message["t"]):
+                    reads[message["start"] + offset] = t
+                continue
             if message["type"] != "events":
                 continue
-            for row in message.get("raw") or []:
-                reads[row[0]] = row[2]
             sent = {
                 e["raw"]: e["fields"]["x_sent_ms"]
                 for e in message["events"]
@@ -702,7 +704,10 @@ def floor_page_run(args: argparse.Namespace, context, server, fake) -> dict[str,
     wait_for(page, "() => !!window.__relay", 15)
     meter = CpuMeter()
     meter.start()
-    page.evaluate(FLOOR_SCRIPT, {"baseUrl": fake.url, "model": f"rate:{args.rate:g}:{args.count}"})
+    page.evaluate(
+        FLOOR_SCRIPT.replace("%SUBPROTOCOL%", SUBPROTOCOL),
+        {"baseUrl": fake.url, "model": f"rate:{args.rate:g}:{args.count}"},
+    )
     out["end_reason"] = wait_for(
         page, "() => window.__relay.floorEnd", args.count / args.rate + 60, interval_ms=250
     )

@@ -64,11 +64,11 @@ KIT = Path(__file__).resolve()
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from app.protocol import SUBPROTOCOL  # noqa: E402
 from tests.live_server import free_port  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
-SUBPROTOCOL = "streamscope.v1"
 RAISED_LIMITS = {
     "STREAMSCOPE_WS_PER_CLIENT": "100000",
     "STREAMSCOPE_WS_RATE": "100000",

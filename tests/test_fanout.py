@@ -36,6 +36,10 @@ class Run:
         self.finished = False
         self.writer = None
 
+    def messages(self, pieces: list[Piece]):
+        """The log's messages (these tests log whole messages only)."""
+        return (piece.message for piece in pieces if piece.message)
+
     def publish(self, *texts: str, finished: bool = False) -> None:
         with self.cond:
             self.log.extend(Piece(message=t) for t in texts)

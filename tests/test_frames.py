@@ -11,6 +11,7 @@ import zlib
 
 import pytest
 
+from app.protocol import SUBPROTOCOL
 from app.web.frames import TAIL, Prepared, deflate
 
 from .test_api import server, upload  # noqa: F401 - the module's server fixture
@@ -71,7 +72,7 @@ def test_compressed_frames_are_on_the_wire_when_the_page_offers_deflate(server):
             f"Host: 127.0.0.1:{server.port}\r\nOrigin: http://127.0.0.1:{server.port}\r\n"
             "Upgrade: websocket\r\nConnection: Upgrade\r\n"
             f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            "Sec-WebSocket-Protocol: streamscope.v1\r\n"
+            f"Sec-WebSocket-Protocol: {SUBPROTOCOL}\r\n"
             "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n"
         ).encode()
     )

@@ -13,8 +13,8 @@ import pytest
 from app.captures import Limits, read_capture
 from app.captures.timed import header_line, read_line
 from app.domain.assemble import assemble, plain
-from app.web.bodies import BodyRules, Turns
 from app.settings import load
+from app.web.bodies import BodyRules, Turns
 from app.web.errors import Busy
 from app.web.hosts import host_rule, split_host
 from app.web.workload import Workload

@@ -82,7 +82,7 @@ def test_raw_events_can_be_read_right_after_a_run_ends(server, fake):
     try:
         messages = collect(ws)
         assert messages[-1]["type"] == "end"
-        raw_count = sum(len(m.get("raw", [])) for m in messages if m["type"] == "events")
+        raw_count = sum(len(m["t"]) for m in messages if m["type"] == "raw_meta")
         assert raw_count > 0
         # what the page asks as soon as the run has ended (it waits for the end to ask)
         ws.send(json.dumps({"type": "raw_request", "stream": 0, "start": 0, "count": raw_count}))

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from app.protocol import SUBPROTOCOL
+from app.protocol import SUBPROTOCOL, VERSION
 
 from .live_server import LiveServer
 from .wsclient import ConnectionClosed
@@ -95,7 +95,7 @@ def test_a_replay_over_a_real_websocket(server):
     try:
         ws.send(json.dumps({"type": "open", "source": {"demo": "n3-choices"}}))
         messages = receive_until_end(ws)
-        assert messages[0]["type"] == "hello" and messages[0]["version"] == 1
+        assert messages[0]["type"] == "hello" and messages[0]["version"] == VERSION
         assert messages[-1] == {"type": "end", "reason": "complete"}
         events = [e for m in messages if m["type"] == "events" for e in m["events"]]
         assert {e["choice"] for e in events if e["kind"] == "text"} == {0, 1, 2}

@@ -2,11 +2,12 @@
 
 The upstream thread feeds reads in (``LiveRun`` is the upstream's ``Sink``); each read is
 redacted (``redact.py``: what could be the start of a secret waits for the next read),
-recorded, parsed, and appended to a log of pre-encoded protocol pieces. Viewers (the
-person who started the run and anyone who opened its share link) each keep an index into that
-log: a late viewer gets everything so far at once, then follows the live edge. Encoding happens
-once per read, not once per viewer, and a viewer that falls behind gets everything pending in
-one message.
+recorded, parsed, and logged as the range of the timeline it added (indices, not encoded
+text). Viewers (the person who started the run and anyone who opened its share link) each keep
+an index into that log: a late viewer gets everything so far at once, then follows the live
+edge. The fan-out writer (web/fanout.py) encodes each range once for every viewer at the same
+place, with the encoder replays use (app/wire.py), and a viewer that falls behind gets
+everything pending in one ``raw_meta`` and one ``events`` message.
 
 A run is capped (``max_bytes``, STREAMSCOPE_MAX_LIVE_MB): its recording plus its timeline in
 memory. Past the cap, or when its recording is deleted while it streams, the hub stops the
@@ -19,32 +20,39 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
-
-import orjson
+from typing import TYPE_CHECKING, Any
 
 from ..domain.body import BodyFeeder
 from ..domain.stream import Source, Stream
-from ..domain.summary import summarize
 from ..domain.timeline import TimelineBuilder
 from ..protocol import encode
+from ..wire import StreamEncoder, capture_message
 from .recorder import Recorder, settle_end
 from .redact import Redactor
 from .upstream import RunRequest
 
-RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
+if TYPE_CHECKING:
+    from .upstream import UpstreamRun
 
 
-@dataclass
+@dataclass(frozen=True)
 class Piece:
-    """One entry of the log: timeline data or a whole message. ``raws`` and ``events`` hold the
-    items of a JSON list without its brackets, as one exact-size bytes object per read (orjson
-    gives each result a buffer of at least 4 KiB: one result per event would cost that much per
-    event while the run lasts)."""
+    """One entry of the log: the part of the timeline one read added (raw events
+    ``[raw_start, raw_end)`` and events ``[event_start, event_end)``), or a whole message."""
 
-    raws: bytes = b""
-    events: bytes = b""
+    raw_start: int = 0
+    raw_end: int = 0
+    event_start: int = 0
+    event_end: int = 0
     message: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return (
+            self.message is None
+            and self.raw_end == self.raw_start
+            and (self.event_end == self.event_start)
+        )
 
 
 class LiveRun:
@@ -70,11 +78,11 @@ class LiveRun:
         self.finished = False
         self.end_reason: str | None = None
         self.cond = threading.Condition()
-        self.upstream: Any = None  # the UpstreamRun, for cancel()
+        self.upstream: UpstreamRun | None = None  # for cancel()
         self.writer: Any = None  # sends to the run's viewers (web/fanout.py)
+        self.encoder = StreamEncoder(self.builder.stream)
         self._raw_sent = 0
         self._events_sent = 0
-        self._timeline_bytes = 0
         self._last_read = 0.0
         self._stopped = False  # the hub stopped the upstream: what still arrives is ignored
 
@@ -111,8 +119,9 @@ class LiveRun:
 
     @property
     def size(self) -> int:
-        """What the run holds: its recording, and its timeline as the log keeps it."""
-        return self.recorder.size + self._timeline_bytes
+        """What the run holds: its recording, and the bytes its timeline is read from (kept in
+        memory for the raw view; the timeline's objects are a small multiple of them)."""
+        return self.recorder.size + self.stream.source.end
 
     def _take(self, t: float, data: bytes) -> None:
         if not data:
@@ -126,9 +135,15 @@ class LiveRun:
             # that are not yet in the log (a resuming page would get them twice).
             self._append(self._new_timeline())
 
+    def cancel(self) -> None:
+        """Stop the upstream at once (the page that started the run asked, or went away)."""
+        if self.upstream is not None:
+            self.upstream.cancel()
+
     def _stop(self, reason: str, message: str) -> None:
         self._stopped = True
-        self.upstream.stop(reason, message)
+        if self.upstream is not None:
+            self.upstream.stop(reason, message)
 
     def end(self, t: float, reason: str, error: str | None) -> None:
         self._take(self._last_read, self.redactor.flush())  # what was held back
@@ -141,21 +156,18 @@ class LiveRun:
             self.stream.end_error = self.redactor.text(error) if error else None
             self._append(self._new_timeline())
         self.recorder.end(t, reason, error)
-        summary = summarize(self.stream, self.stall_ms)
         end = encode("end", reason=reason, error=self.stream.end_error)
         self._publish(
-            Piece(message=encode("summary", stream=0, **summary)),
+            Piece(message=self.encoder.summary(self.stall_ms)),
             Piece(message=end),
             finished=reason,
         )
 
     def _new_timeline(self) -> Piece:
         stream = self.stream
-        raws = list_items([raw_row(r) for r in stream.raw[self._raw_sent :]])
-        events = list_items([e.to_json() for e in stream.events[self._events_sent :]])
-        self._raw_sent, self._events_sent = len(stream.raw), len(stream.events)
-        self._timeline_bytes += len(raws) + len(events)
-        return Piece(raws=raws, events=events)
+        piece = Piece(self._raw_sent, len(stream.raw), self._events_sent, len(stream.events))
+        self._raw_sent, self._events_sent = piece.raw_end, piece.event_end
+        return piece
 
     def _publish(self, *pieces: Piece, finished: str | None = None) -> None:
         with self.cond:
@@ -167,90 +179,57 @@ class LiveRun:
 
     def _append(self, *pieces: Piece) -> None:
         """Add to the log and wake the viewers; the caller holds ``cond``."""
-        self.log.extend(p for p in pieces if p.message or p.raws or p.events)
+        self.log.extend(p for p in pieces if not p.empty)
         self.cond.notify_all()
 
-    def snapshot(self, events_seen: int) -> tuple[str, int]:
-        """For a page coming back after a dropped connection: one message with every raw row
-        and the events from ``events_seen`` on, and the log index to follow from."""
+    def snapshot(self, events_seen: int) -> tuple[list[str], int]:
+        """For a page coming back after a dropped connection: every raw row and the events from
+        ``events_seen`` on, and the log index to follow from."""
         with self.cond:
-            stream = self.stream
-            rows = list_items([raw_row(r) for r in stream.raw[: self._raw_sent]])
-            events = list_items(
-                [e.to_json() for e in stream.events[events_seen : self._events_sent]]
-            )
+            catch_up = [
+                self.encoder.raw_meta(0, self._raw_sent),
+                *self.encoder.events(events_seen, self._events_sent),
+            ]
             index = len(self.log)
-            message = _events([rows], [events])
             if self.finished:  # its summary and end are in the log; send them again
                 index = max(0, len(self.log) - 2)
-            return message, index
+            return catch_up, index
 
     def raw_texts(self, start: int, count: int) -> list[dict[str, Any]]:
         with self.cond:
-            stream = self.stream
-            end = min(start + count, len(stream.raw))
-            return [
-                dict(stream.raw[i].to_json(), text=stream.raw_text(i)) for i in range(start, end)
-            ]
+            return self.encoder.raw_items(start, count)
 
     def capture_message(self, title: str) -> str:
         with self.cond:
-            info = {
-                "index": 0,
-                "origin": self.stream.origin,
-                "timed": True,
-                "raw": 0,
-                "events": 0,
-                "request": None,
-                "end_reason": None,
-            }
-        return encode(
-            "capture",
-            title=title,
-            source={"kind": "live", "id": self.capture_id},
-            format="timed",
-            compression=None,
-            live=True,
-            pace_ms=40.0,
-            stall_ms=self.stall_ms,
-            streams=[info],
-            diagnostics=[],
-        )
+            return capture_message(
+                title=title,
+                source={"kind": "live", "id": self.capture_id},
+                fmt="timed",
+                compression=None,
+                streams=[self.stream],
+                diagnostics=[],
+                pace_ms=40.0,
+                stall_ms=self.stall_ms,
+                live=True,
+            )
 
-
-def messages(pieces: list[Piece]) -> Iterator[str]:
-    """Merge consecutive timeline pieces into one ``events`` message."""
-    raws: list[bytes] = []
-    events: list[bytes] = []
-    for piece in pieces:
-        if piece.message is not None:
-            if raws or events:
-                yield _events(raws, events)
-                raws, events = [], []
-            yield piece.message
-        else:
-            raws.append(piece.raws)
-            events.append(piece.events)
-    if raws or events:
-        yield _events(raws, events)
-
-
-def _events(raws: list[bytes], events: list[bytes]) -> str:
-    return encode(
-        "events",
-        stream=0,
-        raw=orjson.Fragment(b"[" + b",".join(r for r in raws if r) + b"]"),
-        events=orjson.Fragment(b"[" + b",".join(e for e in events if e) + b"]"),
-    )
-
-
-def list_items(values: list[Any]) -> bytes:
-    """The JSON items of a list, without brackets, as one exact-size bytes object."""
-    return orjson.dumps(values)[1:-1] if values else b""
-
-
-def raw_row(raw: Any) -> list[Any]:
-    return [raw.index, raw.line, raw.t, RAW_KINDS[raw.kind], 1 if raw.choices else 0]
+    def messages(self, pieces: list[Piece]) -> Iterator[str]:
+        """The log's pieces as protocol messages: consecutive timeline pieces merged into one
+        ``raw_meta`` and one or more ``events``, encoded as replays are (app/wire.py)."""
+        span: list[Piece] = []
+        for piece in [*pieces, Piece(message="")]:
+            if piece.message is None:
+                span.append(piece)
+                continue
+            if span:
+                first, last = span[0], span[-1]
+                if last.raw_end > first.raw_start:
+                    yield self.encoder.raw_meta(first.raw_start, last.raw_end)
+                if last.event_end > first.event_start:
+                    yield from self.encoder.events(first.event_start, last.event_end)
+                span = []
+            if piece.message:
+                yield piece.message
 
 
 def recorder_url(request: RunRequest) -> str:

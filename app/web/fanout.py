@@ -23,7 +23,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from ..live.hub import LiveRun, Piece, messages
+from ..live.hub import LiveRun, Piece
 from .frames import frame
 
 if TYPE_CHECKING:
@@ -34,8 +34,8 @@ MAX_COALESCE_S = 0.04  # ...and at most 40 ms
 RETRY_S = 0.01  # how soon a follower with a backlog is tried again
 
 
-def frames(pieces: list[Piece]) -> bytes:
-    return b"".join(frame(text.encode()) for text in messages(pieces))
+def frames(run: LiveRun, pieces: list[Piece]) -> bytes:
+    return b"".join(frame(text.encode()) for text in run.messages(pieces))
 
 
 class Follower:
@@ -164,7 +164,7 @@ class Writer:
             if follower.index < end:
                 start = follower.index
                 if start not in shared:
-                    shared[start] = frames(log[start:end])
+                    shared[start] = frames(self.run, log[start:end])
                 follower.backlog += shared[start]
                 follower.index = end
             follower.flush()

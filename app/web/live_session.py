@@ -58,7 +58,7 @@ class LiveViewing:
             self._follow(run, started.title, starter=True)
         finally:
             if not run.finished:
-                run.upstream.cancel()  # the starter's page went away: stop the upstream too
+                run.cancel()  # the starter's page went away: stop the upstream too
 
     def _follow(
         self, run: LiveRun, title: str, *, starter: bool, resume: tuple[int, int] | None = None
@@ -69,7 +69,8 @@ class LiveViewing:
         index = 0
         if resume is not None:  # a page that had the first events: send the rest, then follow
             catch_up, index = run.snapshot(resume[1])
-            self._send(catch_up)
+            for text in catch_up:
+                self._send(text)
         guarded = self.socket
         if guarded is None:
             raise RuntimeError("following a live run needs the connection's own socket")
@@ -81,7 +82,7 @@ class LiveViewing:
                 if message is None:
                     continue
                 if message["type"] == "stop" and starter:
-                    run.upstream.cancel()
+                    run.cancel()
                 elif message["type"] == "raw_request":
                     answer = self._raw_answer(run, message)
                     if answer:

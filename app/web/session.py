@@ -22,10 +22,11 @@ from ..protocol import (
     whole_numbers,
 )
 from ..settings import Settings
+from ..wire import StreamEncoder
 from .errors import StreamscopeError
 from .frames import Prepared
 from .live_session import LiveViewing
-from .replay import encoded_capture, event_batches, raw_item
+from .replay import encoded_capture
 from .sources import Loaded, Sources
 
 if TYPE_CHECKING:
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from .ws import GuardedSocket
 
 OPEN_TIMEOUT = 30.0
-BATCH_BYTES = 512 * 1024
 
 
 class Closed(Exception):
@@ -116,11 +116,8 @@ class Session(LiveViewing):
             self._send(stream.raw_meta)
             batches: list[str] | list[Prepared] = stream.batches
             if stream.index == first_stream and skip:
-                events = loaded.capture.streams[stream.index].events[skip:]
-                batches = [
-                    encode("events", stream=stream.index, events=b)
-                    for b in event_batches(events, self.settings.event_batch)
-                ]
+                source = loaded.capture.streams[stream.index]
+                batches = list(StreamEncoder(source, self.settings.event_batch).events(skip))
             for batch in batches:
                 self._send(batch)
             self._send(stream.summary)
@@ -144,9 +141,7 @@ class Session(LiveViewing):
             self._error("bad_message", "raw_request needs stream, start and count (integers)")
             return
         index, start, count = numbers
-        stream = streams[index]
-        end = min(start + min(count, MAX_RAW_REQUEST), len(stream.raw))
-        items = [raw_item(stream, i) for i in range(start, end)]
+        items = StreamEncoder(streams[index]).raw_items(start, min(count, MAX_RAW_REQUEST))
         self._send(encode("raw", stream=index, start=start, items=items))
 
     # ------------------------------------------------------------------ receiving

@@ -69,15 +69,16 @@ export class PageMessages {
     for (const d of message.diagnostics) this.line.say(`${d.severity}: ${d.message}`, d.severity);
   }
 
+  /** Raw event positions, times and names (a replay's whole list, or a live run's new ones). */
   raw_meta(message) {
     this.timeline.addRawMeta(message);
+    this.totalsDirty = true;
+    if (this.player.state !== State.LIVE) this.updateTotals();
   }
 
   events(message) {
-    if (message.raw) this.timeline.addRawRows(message.stream, message.raw);
     this.timeline.addEvents(message.stream, message.events);
     this._showLogprobsUi(message.events);
-    if (message.raw) this.totalsDirty = true;
     if (this.player.state !== State.LIVE) this.updateTotals();
     this.player.dataArrived();
   }

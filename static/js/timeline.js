@@ -33,7 +33,7 @@ export class Timeline {
       index: info.index,
       info,
       timed: info.timed,
-      raw: { t: [], line: [], kind: [], choices: [] },
+      raw: { t: [], line: [], kind: [], choices: [], event: [] },
       events: [],
       summary: null,
       offset: null,
@@ -47,22 +47,12 @@ export class Timeline {
 
   addRawMeta(message) {
     const raw = this.streams[message.stream].raw;
-    for (const column of ["t", "line", "kind", "choices"]) {
+    for (const column of ["t", "line", "kind", "choices", "event"]) {
       const values = message[column];
       for (let i = 0; i < values.length; i++) raw[column][message.start + i] = values[i];
     }
   }
 
-  /** Live runs send raw events as rows [index, line, t, kind, choices] with their events. */
-  addRawRows(streamIndex, rows) {
-    const raw = this.streams[streamIndex].raw;
-    for (const [index, line, t, kind, choices] of rows) {
-      raw.t[index] = t;
-      raw.line[index] = line;
-      raw.kind[index] = kind;
-      raw.choices[index] = choices;
-    }
-  }
 
   addEvents(streamIndex, events) {
     const stream = this.streams[streamIndex];

@@ -1,5 +1,6 @@
 // Issue 11, item 21: connection failures are shown to the user, not dropped. A fake WebSocket
 // stands in for the browser's (node has none); everything above it is the page's own code.
+import { VERSION } from "../../static/js/protocol.js";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ResumingConnection } from "../../static/js/resume.js";
@@ -59,11 +60,11 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 test("a server speaking another protocol version is said once, with no reconnecting", async () => {
   const { failed, said } = connect();
-  FakeSocket.all[0].emit("message", { data: JSON.stringify({ type: "hello", version: 2 }) });
+  FakeSocket.all[0].emit("message", { data: JSON.stringify({ type: "hello", version: VERSION + 1 }) });
   await settle();
   assert.equal(FakeSocket.all.length, 1, "no new connection");
   assert.equal(failed.length, 1);
-  assert.match(failed[0], /protocol version 2 .* version 1: reload the page/);
+  assert.match(failed[0], new RegExp(`protocol version ${VERSION + 1} .* version ${VERSION}: reload the page`));
   assert.deepEqual(said, []);
 });
 
@@ -72,7 +73,7 @@ test("a message the page cannot read is said, and the connection goes on", async
   const socket = FakeSocket.all[0];
   socket.emit("message", { data: "{not json" });
   socket.emit("message", { data: JSON.stringify({ type: "nope" }) });
-  socket.emit("message", { data: JSON.stringify({ type: "hello", version: 1 }) });
+  socket.emit("message", { data: JSON.stringify({ type: "hello", version: VERSION }) });
   assert.equal(failed.length, 2);
   assert.match(failed[0], /cannot read \(not JSON/);
   assert.match(failed[1], /unknown message type: nope/);

@@ -48,7 +48,7 @@ test("stepping moves by whole raw events", () => {
 test("chunk marks give gaps and stalls for the chart", () => {
   const tl = new Timeline();
   tl.setCapture(capture([true]));
-  tl.addRawMeta({ stream: 0, start: 0, t: [100, 120, 700, 720], line: [1, 3, 5, 7], kind: [0, 0, 0, 1], choices: [1, 1, 1, 0] });
+  tl.addRawMeta({ stream: 0, start: 0, t: [100, 120, 700, 720], line: [1, 3, 5, 7], kind: [0, 0, 0, 1], choices: [1, 1, 1, 0], event: [null, null, null, null] });
   tl.addEvents(0, [text(0, 0, 100, "a")]);
   const marks = tl.chunkMarks(250);
   assert.deepEqual(marks.map((m) => [m.time, m.gap, m.stall]), [[100, 100, false], [120, 20, false], [700, 580, true]]);

@@ -1,0 +1,127 @@
+"""The one encoder of timeline messages (docs/protocol.md): a stored capture's replay and a live
+run's tail are built here alike, so the page never learns where its events came from.
+
+``StreamEncoder`` turns a range of one stream's raw events into a ``raw_meta`` message (one
+raw-row shape, columns) and a range of its events into ``events`` batches; ``capture_message``
+describes what is played. A replay encodes everything once (web/replay.py); a live run's hub
+keeps only indices and its fan-out writer encodes each range once for all its viewers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from .domain.events import Diagnostic, Event
+from .domain.stream import Stream
+from .domain.summary import diagnostic_json, dialect_of, summarize
+from .protocol import encode
+
+RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
+BATCH_BYTES = 512 * 1024
+
+
+def stream_info(stream: Stream) -> dict[str, Any]:
+    """One stream in a ``capture`` message: where it came from, its size so far, its dialect
+    and what its usage fields mean."""
+    dialect = dialect_of(stream)
+    return {
+        "index": stream.index,
+        "origin": stream.origin,
+        "timed": stream.timed,
+        "raw": len(stream.raw),
+        "events": len(stream.events),
+        "request": stream.request,
+        "end_reason": stream.end_reason,
+        "dialect": stream.dialect,
+        "dialect_reason": stream.dialect_reason,
+        "usage_help": dialect.usage_help,
+    }
+
+
+def capture_message(
+    *,
+    title: str,
+    source: dict[str, Any],
+    fmt: str | None,
+    compression: str | None,
+    streams: list[Stream],
+    diagnostics: list[Diagnostic],
+    pace_ms: float,
+    stall_ms: float,
+    live: bool = False,
+) -> str:
+    fields: dict[str, Any] = {
+        "title": title,
+        "source": source,
+        "format": fmt,
+        "compression": compression,
+        "pace_ms": pace_ms,
+        "stall_ms": stall_ms,
+        "streams": [stream_info(s) for s in streams],
+        "diagnostics": [diagnostic_json(d) for d in diagnostics],
+    }
+    if live:  # the page is sent a live stream from its first raw event on, as it grows
+        fields["live"] = True
+        for info in fields["streams"]:
+            info["raw"] = info["events"] = 0
+    return encode("capture", **fields)
+
+
+class StreamEncoder:
+    """Messages for one stream, by range: what a replay sends whole and a live tail sends as it
+    grows. Ranges are read as the stream stands; a live run only asks for ranges its hub has
+    already logged, which are complete."""
+
+    def __init__(self, stream: Stream, max_events: int = 2000) -> None:
+        self.stream = stream
+        self.max_events = max_events
+
+    def raw_meta(self, start: int, end: int | None = None) -> str:
+        """Raw events ``[start, end)`` as columns: time, line, kind, whether they carried
+        output (``choices``), and their event name (an SSE ``event:`` or a frame's type)."""
+        raws = self.stream.raw[start:end]
+        return encode(
+            "raw_meta",
+            stream=self.stream.index,
+            start=start,
+            t=[r.t for r in raws],
+            line=[r.line for r in raws],
+            kind=[RAW_KINDS[r.kind] for r in raws],
+            choices=[1 if r.choices else 0 for r in raws],
+            event=[r.event for r in raws],
+        )
+
+    def events(self, start: int, end: int | None = None) -> Iterator[str]:
+        """Events ``[start, end)`` in batches of at most ``max_events`` and about
+        ``BATCH_BYTES``, each encoded in one call."""
+        for batch in event_batches(self.stream.events[start:end], self.max_events):
+            yield encode("events", stream=self.stream.index, events=batch)
+
+    def summary(self, stall_ms: float) -> str:
+        return encode("summary", stream=self.stream.index, **summarize(self.stream, stall_ms))
+
+    def raw_items(self, start: int, count: int) -> list[dict[str, Any]]:
+        """Raw events with their text, for the raw view (``raw``, in answer to ``raw_request``)."""
+        stream = self.stream
+        end = min(start + count, len(stream.raw))
+        return [dict(stream.raw[i].to_json(), text=stream.raw_text(i)) for i in range(start, end)]
+
+
+def event_batches(events: list[Event], max_count: int) -> Iterator[orjson.Fragment]:
+    """Events as JSON arrays of at most ``max_count`` events and about ``BATCH_BYTES``, each
+    encoded in one call (one result per event would cost a 4 KiB buffer each)."""
+    for start in range(0, len(events), max_count):
+        yield from _sized(events[start : start + max_count])
+
+
+def _sized(events: list[Event]) -> Iterator[orjson.Fragment]:
+    data = orjson.dumps([e.to_json() for e in events])
+    if len(data) > 2 * BATCH_BYTES and len(events) > 1:
+        half = len(events) // 2
+        yield from _sized(events[:half])
+        yield from _sized(events[half:])
+    else:
+        yield orjson.Fragment(data)
