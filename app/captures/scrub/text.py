@@ -1,0 +1,198 @@
+"""The sweep: every secret the rules (``rules.py``) can find in text, applied to every format.
+
+In order: JSON string literals whose escapes could hide a secret (an escaped ASCII character,
+``\\/``, a secret name after an escaped newline or quote) are decoded and swept as the reader
+will see them, and written back when something was removed; then URL user-info, secret query
+and fragment parameters, ``Name: value`` lines with a secret header name (HTTP heads,
+``curl -v`` pastes), JSON fields with an unambiguous secret name (and HAR-style
+``{"name": ..., "value": ...}`` pairs), and key-shaped strings.
+
+``sweep_pieces`` sweeps a text cut into pieces (a timed capture's network reads) as one text,
+so a secret cut in two by a read boundary is found; each removal lands in the piece where the
+secret started, and the other pieces lose their part of it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from urllib.parse import unquote_plus
+
+from .redactions import REDACTED, Redactions
+from .rules import (
+    KEY_SHAPES,
+    SECRET_ROOTS,
+    TEXT_FIELDS,
+    is_secret_header,
+    is_secret_param,
+    name_pattern,
+)
+
+Edit = tuple[int, int, bytes]
+Finder = Callable[[bytes, Redactions], list[Edit]]
+Replace = Callable[[re.Match[bytes], Redactions], bytes | None]
+_RED = REDACTED.encode()
+_ROOTS = SECRET_ROOTS.encode()
+_FIELDS = name_pattern(TEXT_FIELDS).encode()
+_STRING = rb'"([^"\\]*(?:\\.[^"\\]*)*)"'
+_EOL = re.compile(rb"[\r\n]")
+_LITERAL = re.compile(rb'"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)+"')
+# An escape behind which a secret could hide from the patterns below; each starts with a
+# backslash, so a text without one is passed over quickly.
+_HIDING = re.compile(
+    rb"\\(?:u00[0-7][0-9a-fA-F]|/"
+    rb"|[nr][ \t]*(?:[<>*][ \t]*)?[\w\-]{0,64}?(?i:" + _ROOTS + rb")"
+    rb'|"(?i:' + _FIELDS + rb')\\")'
+)
+
+
+def _escaped_literals(text: bytes, redactions: Redactions) -> list[Edit]:
+    """Decode and sweep the string literals on each line where an escape could hide a secret
+    (a JSON string never spans lines)."""
+    edits: list[Edit] = []
+    line_end = 0
+    for hiding in _HIDING.finditer(text):
+        if hiding.start() < line_end:
+            continue
+        at = hiding.start()
+        line_start = 1 + max(
+            line_end - 1, text.rfind(b"\n", line_end, at), text.rfind(b"\r", line_end, at)
+        )
+        eol = _EOL.search(text, hiding.end())
+        line_end = eol.start() if eol else len(text)
+        for literal in _LITERAL.finditer(text, line_start, line_end):
+            new = _escaped_literal(literal, redactions)
+            if new is not None:
+                edits.append((literal.start(), literal.end(), new))
+    return edits
+
+
+def _escaped_literal(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
+    try:
+        text = json.loads(match.group().decode("utf-8", "replace"), strict=False)
+    except ValueError:
+        return None
+    clean = sweep_str(text, redactions)
+    return None if clean == text else json.dumps(clean).encode()
+
+
+def _userinfo(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
+    redactions["url credentials"] += 1
+    return b"://"
+
+
+def _param(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
+    sep, name, value = match.group(1, 2, 3)
+    decoded = unquote_plus(name.decode("utf-8", "replace"))
+    if value == _RED or not is_secret_param(decoded):
+        return None
+    redactions[f"query parameter {decoded.lower()}"] += 1
+    return sep + name + b"=" + _RED
+
+
+def _header_line(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
+    head, name, value = match.group(1, 2, 3)
+    text = name.decode()
+    if value.strip() in (b"", _RED) or not is_secret_header(text):
+        return None
+    redactions[f"header {text.lower()}"] += 1
+    return head + _RED
+
+
+def _field(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
+    head, name, value = match.group(1, 2, 3)
+    if value == _RED:
+        return None
+    redactions[f"field {name.decode().lower()}"] += 1
+    return head + b'"' + _RED + b'"'
+
+
+def _key(kind: str) -> Replace:
+    def replace(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
+        redactions[kind] += 1
+        return _RED
+
+    return replace
+
+
+def _by_pattern(pattern: re.Pattern[bytes], replace: Replace) -> Finder:
+    def find(text: bytes, redactions: Redactions) -> list[Edit]:
+        edits = []
+        for match in pattern.finditer(text):
+            new = replace(match, redactions)
+            if new is not None:
+                edits.append((match.start(), match.end(), new))
+        return edits
+
+    return find
+
+
+_FINDERS: tuple[Finder, ...] = (
+    _escaped_literals,
+    _by_pattern(re.compile(rb"://[^\s/?#\"'<>\\]+@"), _userinfo),
+    _by_pattern(
+        re.compile(
+            rb"([?&#;])((?=[^=&#;?\s\"'<>\\]{0,100}?(?i:" + _ROOTS + rb"))"
+            rb"[^=&#;?\s\"'<>\\]{1,100})=([^&#;\s\"'<>\\]*)"
+        ),
+        _param,
+    ),
+    _by_pattern(
+        re.compile(
+            rb"(?m)^([ \t]*(?:[<>*][ \t]*)?((?=[\w\-]{0,64}?(?i:" + _ROOTS + rb"))"
+            rb"[!#$%&'*+.^_`|~0-9A-Za-z\-]{1,64})[ \t]*:[ \t]*)([^\r\n]*)"
+        ),
+        _header_line,
+    ),
+    _by_pattern(re.compile(rb'("((?i:' + _FIELDS + rb'))"\s*:\s*)' + _STRING), _field),
+    _by_pattern(
+        re.compile(rb'("name"\s*:\s*"((?i:' + _FIELDS + rb'))"\s*,\s*"value"\s*:\s*)' + _STRING),
+        _field,
+    ),
+    *(_by_pattern(pattern, _key(kind)) for kind, patterns in KEY_SHAPES for pattern in patterns),
+)
+
+
+def sweep(data: bytes, redactions: Redactions) -> bytes:
+    """``data`` with every secret the rules find replaced with ``[redacted]``."""
+    return sweep_pieces([data], redactions)[0]
+
+
+def sweep_str(text: str, redactions: Redactions) -> str:
+    raw = text.encode("utf-8", "surrogatepass")
+    clean = sweep(raw, redactions)
+    return text if clean == raw else clean.decode("utf-8", "surrogatepass")
+
+
+def sweep_pieces(pieces: list[bytes], redactions: Redactions) -> list[bytes]:
+    """Sweep the pieces as one text; as many pieces come back, in the same order."""
+    for find in _FINDERS:
+        joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        edits = find(joined, redactions)
+        if edits:
+            pieces = _rebuild(joined, [len(piece) for piece in pieces], edits)
+    return pieces
+
+
+def _rebuild(joined: bytes, sizes: list[int], edits: list[tuple[int, int, bytes]]) -> list[bytes]:
+    """Cut ``joined`` back at the piece sizes, each edit's replacement in the piece where the
+    edit starts and the edited bytes taken out of every piece they covered."""
+    out: list[bytes] = []
+    start, index = 0, 0
+    for size in sizes:
+        end = start + size
+        piece = bytearray()
+        pos = start
+        while index < len(edits) and edits[index][0] < end:
+            edit_start, edit_end, new = edits[index]
+            if edit_start >= pos:
+                piece += joined[pos:edit_start] + new
+            pos = max(pos, min(edit_end, end))
+            if edit_end > end:
+                break
+            index += 1
+        piece += joined[pos:end]
+        out.append(bytes(piece))
+        start = end
+    return out
