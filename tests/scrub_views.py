@@ -1,17 +1,25 @@
 """Everything a stored upload can be seen as, taken through the path uploads take: the
 ``Importer`` (gunzip, detect, scrub, read, store), then the stored bytes read back as the
-server reads them (``Sources.stored``) and every download and page view made from them."""
+server reads them (``Sources.stored``) and every download and page view made from them.
+
+``scrub_findings`` is the scrubber's invariant, shared by the fuzz harness
+(``bench/fuzz_readers.py --target scrub``) and tests/test_fuzz_regressions.py: whatever was
+stored, no key-shaped string is left in any view, and scrubbing it again changes nothing."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
+import time
 from pathlib import Path
 
 import orjson
 
 from app.captures import Limits, read_capture
 from app.domain.summary import diagnostic_json, summarize
+from app.storage import CaptureRecord, NewCapture
 from app.storage.sqlite import SQLiteStore
+from app.web.errors import BadRequest
 from app.web.exports import EXPORTS, export
 from app.web.replay import stream_info
 from app.web.uploads import Importer, stream_summaries
@@ -19,6 +27,61 @@ from app.web.uploads import Importer, stream_summaries
 
 def importer(folder: Path) -> Importer:
     return Importer(SQLiteStore(folder / "streamscope.db"), Limits(), concurrent=1)
+
+
+class MemoryStore:
+    """The two store operations an import and its views use, in memory (for fuzzing)."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, bytes] = {}
+
+    def add(self, new: NewCapture) -> tuple[CaptureRecord, str]:
+        capture_id = f"c{len(self.data)}"
+        self.data[capture_id] = new.data
+        record = CaptureRecord(
+            id=capture_id,
+            title=new.title,
+            format=new.format,
+            created=time.time(),
+            size=len(new.data),
+            streams=new.streams,
+            sha256=hashlib.sha256(new.data).hexdigest(),
+            expires=None,
+            delete_hash="",
+            redacted=new.redacted,
+            compression=new.compression,
+        )
+        return record, "token"
+
+    def read_bytes(self, capture_id: str) -> bytes:
+        return self.data.pop(capture_id)
+
+
+def memory_importer(limits: Limits | None = None) -> Importer:
+    return Importer(MemoryStore(), limits or Limits(), concurrent=1)  # type: ignore[arg-type]
+
+
+def scrub_findings(imp: Importer, data: bytes, fmt: str | None) -> list[str]:
+    """What breaks the scrubber's invariant for this upload: a key-shaped string in a view
+    (``key:<view>``), or stored bytes that a second scrub would change (``rescrub``). An upload
+    refused with a clear error breaks nothing."""
+    from app.captures.scrub import scrub
+    from app.captures.scrub.rules import KEY_SHAPES
+
+    try:
+        views = upload_views(imp, data, fmt)
+    except BadRequest:
+        return []
+    found = [
+        f"key:{view}"
+        for view, blob in views.items()
+        if any(pattern.search(blob) for _, patterns in KEY_SHAPES for pattern in patterns)
+    ]
+    stored = views["stored"]
+    again, redactions = scrub(stored, orjson.loads(views["upload answer"])[1]["format"])
+    if again != stored or redactions:
+        found.append("rescrub")
+    return found
 
 
 def stored_count(folder: Path) -> int:

@@ -57,7 +57,7 @@ def har_entries(har: Any) -> list[Any] | None:
 
 def stream_mime(response: dict[str, Any]) -> str:
     """The body's media type: the content's ``mimeType``, else the ``Content-Type`` header."""
-    content = response.get("content") if isinstance(response.get("content"), dict) else {}
+    content = _object(response.get("content"))
     return str(content.get("mimeType") or _header(response, "content-type") or "").lower()
 
 
@@ -66,7 +66,7 @@ def stream_body(entry: dict[str, Any], number: int, capture: Capture) -> bytes |
     response = entry.get("response")
     if not isinstance(response, dict):
         return None
-    content = response.get("content") if isinstance(response.get("content"), dict) else {}
+    content = _object(response.get("content"))
     text = content.get("text")
     if not isinstance(text, str):
         return None
@@ -82,6 +82,10 @@ def stream_body(entry: dict[str, Any], number: int, capture: Capture) -> bytes |
     if "event-stream" in mime or body.lstrip().startswith((b"data:", b":", b"event:")):
         return body
     return None
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _header(message: dict[str, Any], name: str) -> str | None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..model import Capture
+from ..read import detect
 from .curl import scrub_curl
 from .har import scrub_har
 from .redactions import REDACTED, Redactions, Unscrubbable
@@ -60,5 +62,19 @@ def scrub(data: bytes, fmt: str | None) -> tuple[bytes, Redactions]:
     scrubber = SCRUBBERS.get(fmt or "")
     if scrubber is None:
         raise Unscrubbable("the format", f"no scrubber for format {fmt!r}")
+    if fmt in ("json", "jsonl"):
+        _refuse_hidden_structure(data, fmt)
     redactions = Redactions()
     return scrubber(data, redactions), redactions
+
+
+def _refuse_hidden_structure(data: bytes, fmt: str) -> None:
+    """A HAR file or a timed capture read as plain JSON would show its headers, cookies and
+    request as payload text, which the sweep alone does not know to remove."""
+    detected = detect(data, Capture(format=None))
+    if detected in ("har", "timed"):
+        raise Unscrubbable(
+            "the format",
+            f"this is a {detected} capture, scrubbed only as {detected}: "
+            f"upload it as {detected}, or leave the format to detection (not {fmt})",
+        )

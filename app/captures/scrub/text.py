@@ -4,8 +4,8 @@ In order: JSON string literals whose escapes could hide a secret (an escaped ASC
 ``\\/``, a secret name after an escaped newline or quote) are decoded and swept as the reader
 will see them, and written back when something was removed; then URL user-info, secret query
 and fragment parameters, ``Name: value`` lines with a secret header name (HTTP heads,
-``curl -v`` pastes), JSON fields with an unambiguous secret name (and HAR-style
-``{"name": ..., "value": ...}`` pairs), and key-shaped strings.
+``curl -v`` pastes), JSON fields with an unambiguous secret name, HAR-style
+``{"name": <secret header>, "value": ...}`` pairs, and key-shaped strings.
 
 ``sweep_pieces`` sweeps a text cut into pieces (a timed capture's network reads) as one text,
 so a secret cut in two by a read boundary is found; each removal lands in the piece where the
@@ -36,6 +36,7 @@ _RED = REDACTED.encode()
 _ROOTS = SECRET_ROOTS.encode()
 _FIELDS = name_pattern(TEXT_FIELDS).encode()
 _STRING = rb'"([^"\\]*(?:\\.[^"\\]*)*)"'
+_APART = b"\x00"  # between pieces, no key shape spans it, and it is no word character
 _EOL = re.compile(rb"[\r\n]")
 _LITERAL = re.compile(rb'"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)+"')
 # An escape behind which a secret could hide from the patterns below; each starts with a
@@ -108,6 +109,11 @@ def _field(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
     return head + b'"' + _RED + b'"'
 
 
+def _pair(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
+    """A HAR-style ``{"name": <header>, "value": ...}`` pair: by the header rule."""
+    return _field(match, redactions) if is_secret_header(match.group(2).decode()) else None
+
+
 def _key(kind: str) -> Replace:
     def replace(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
         redactions[kind] += 1
@@ -147,10 +153,14 @@ _FINDERS: tuple[Finder, ...] = (
     ),
     _by_pattern(re.compile(rb'("((?i:' + _FIELDS + rb'))"\s*:\s*)' + _STRING), _field),
     _by_pattern(
-        re.compile(rb'("name"\s*:\s*"((?i:' + _FIELDS + rb'))"\s*,\s*"value"\s*:\s*)' + _STRING),
-        _field,
+        re.compile(
+            rb'("name"\s*:\s*"([!#$%&\'*+.^_`|~0-9A-Za-z\-]{1,64})"\s*,\s*"value"\s*:\s*)' + _STRING
+        ),
+        _pair,
     ),
-    *(_by_pattern(pattern, _key(kind)) for kind, patterns in KEY_SHAPES for pattern in patterns),
+)
+_KEY_FINDERS: tuple[Finder, ...] = tuple(
+    _by_pattern(pattern, _key(kind)) for kind, patterns in KEY_SHAPES for pattern in patterns
 )
 
 
@@ -166,13 +176,23 @@ def sweep_str(text: str, redactions: Redactions) -> str:
 
 
 def sweep_pieces(pieces: list[bytes], redactions: Redactions) -> list[bytes]:
-    """Sweep the pieces as one text; as many pieces come back, in the same order."""
-    for find in _FINDERS:
-        joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
-        edits = find(joined, redactions)
-        if edits:
-            pieces = _rebuild(joined, [len(piece) for piece in pieces], edits)
+    """Sweep the pieces as one text; as many pieces come back, in the same order. Key shapes
+    are then looked for in each piece on its own too: a stored read is also seen alone, where
+    ``xBearer ...`` cut after the ``x`` is a key (joined, it is not)."""
+    for find in (*_FINDERS, *_KEY_FINDERS):
+        pieces = _sweep_once(pieces, find, redactions)
+    if len(pieces) > 1:
+        apart = [part for piece in pieces for part in (piece, _APART)]
+        for find in _KEY_FINDERS:
+            apart = _sweep_once(apart, find, redactions)
+        pieces = apart[::2]
     return pieces
+
+
+def _sweep_once(pieces: list[bytes], find: Finder, redactions: Redactions) -> list[bytes]:
+    joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+    edits = find(joined, redactions)
+    return _rebuild(joined, [len(piece) for piece in pieces], edits) if edits else pieces
 
 
 def _rebuild(joined: bytes, sizes: list[int], edits: list[tuple[int, int, bytes]]) -> list[bytes]:
