@@ -252,6 +252,14 @@ def test_curl_v_request_headers_pasted_into_an_sse_file(tmp_path):
     assert found(upload_views(importer(tmp_path), data, fmt="sse"), PLAIN) == []
 
 
+def test_secret_header_lines_after_a_lone_cr_and_in_sse_comments(tmp_path):
+    """SSE ends a line at CR as well as LF; a comment line is shown on the page."""
+    data = f": x-api-key: {PLAIN}1\r\rCookie: sid={PLAIN}2\n\n".encode() + sse("hi")
+    assert found(upload_views(importer(tmp_path), data, fmt="sse"), PLAIN) == []
+    head = f"HTTP/1.1 200 OK\r\nA: b\rX-Api-Key: {PLAIN}3\r\n\r\n".encode()
+    assert found(upload_views(importer(tmp_path), head + sse("hi"), fmt="curl"), PLAIN) == []
+
+
 # ------------------------------------------------------------------ decoded content
 @pytest.mark.parametrize("fmt", ["sse", "jsonl", "json", "docs"])
 def test_secrets_hidden_by_json_escapes_are_swept_as_decoded(tmp_path, fmt):

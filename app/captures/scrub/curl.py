@@ -12,7 +12,8 @@ from .rules import is_secret_header
 from .text import sweep
 
 _HEADER = re.compile(
-    rb"(?m)^([!#$%&'*+.^_`|~0-9A-Za-z\-]+)([ \t]*:[ \t]*)([^\r\n]*)((?:\r?\n[ \t]+[^\r\n]*)*)"
+    rb"(?:^|(?<=[\r\n]))([!#$%&'*+.^_`|~0-9A-Za-z\-]+)([ \t]*:[ \t]*)([^\r\n]*)"
+    rb"((?:(?:\r\n|\r|\n)[ \t]+[^\r\n]*)*)"
 )
 
 

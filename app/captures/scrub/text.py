@@ -93,12 +93,33 @@ def _param(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
 
 
 def _header_line(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
-    head, name, value = match.group(1, 2, 3)
+    lead, head, name, value = match.group(1, 2, 3, 4)
     text = name.decode()
     if value.strip() in (b"", _RED) or not is_secret_header(text):
         return None
     redactions[f"header {text.lower()}"] += 1
-    return head + _RED
+    return lead + head + _RED
+
+
+# A ``Name: value`` line (after ``> ``, ``< ``, ``* `` from ``curl -v``, or ``:``, a comment);
+# a line starts after CR or LF, as in SSE. Searched from the line break: a pattern that starts
+# with a character class is scanned for much faster than one that starts with an assertion.
+_HEADER_LINE = (
+    rb"([ \t]*(?:[<>*:][ \t]*)?((?=[\w\-]{0,64}?(?i:" + _ROOTS + rb"))"
+    rb"[!#$%&'*+.^_`|~0-9A-Za-z\-]{1,64})[ \t]*:[ \t]*)([^\r\n]*)"
+)
+_FIRST_LINE = re.compile(rb"()" + _HEADER_LINE)
+_NEXT_LINE = re.compile(rb"([\r\n])" + _HEADER_LINE)
+
+
+def _header_lines(text: bytes, redactions: Redactions) -> list[Edit]:
+    first = _FIRST_LINE.match(text)
+    edits = []
+    for match in (*((first,) if first else ()), *_NEXT_LINE.finditer(text)):
+        new = _header_line(match, redactions)
+        if new is not None:
+            edits.append((match.start(), match.end(), new))
+    return edits
 
 
 def _field(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
@@ -144,13 +165,7 @@ _FINDERS: tuple[Finder, ...] = (
         ),
         _param,
     ),
-    _by_pattern(
-        re.compile(
-            rb"(?m)^([ \t]*(?:[<>*][ \t]*)?((?=[\w\-]{0,64}?(?i:" + _ROOTS + rb"))"
-            rb"[!#$%&'*+.^_`|~0-9A-Za-z\-]{1,64})[ \t]*:[ \t]*)([^\r\n]*)"
-        ),
-        _header_line,
-    ),
+    _header_lines,
     _by_pattern(re.compile(rb'("((?i:' + _FIELDS + rb'))"\s*:\s*)' + _STRING), _field),
     _by_pattern(
         re.compile(
@@ -179,20 +194,23 @@ def sweep_pieces(pieces: list[bytes], redactions: Redactions) -> list[bytes]:
     """Sweep the pieces as one text; as many pieces come back, in the same order. Key shapes
     are then looked for in each piece on its own too: a stored read is also seen alone, where
     ``xBearer ...`` cut after the ``x`` is a key (joined, it is not)."""
-    for find in (*_FINDERS, *_KEY_FINDERS):
-        pieces = _sweep_once(pieces, find, redactions)
+    pieces = _sweep_joined(pieces, (*_FINDERS, *_KEY_FINDERS), redactions)
     if len(pieces) > 1:
         apart = [part for piece in pieces for part in (piece, _APART)]
-        for find in _KEY_FINDERS:
-            apart = _sweep_once(apart, find, redactions)
-        pieces = apart[::2]
+        pieces = _sweep_joined(apart, _KEY_FINDERS, redactions)[::2]
     return pieces
 
 
-def _sweep_once(pieces: list[bytes], find: Finder, redactions: Redactions) -> list[bytes]:
+def _sweep_joined(
+    pieces: list[bytes], finders: tuple[Finder, ...], redactions: Redactions
+) -> list[bytes]:
     joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
-    edits = find(joined, redactions)
-    return _rebuild(joined, [len(piece) for piece in pieces], edits) if edits else pieces
+    for find in finders:
+        edits = find(joined, redactions)
+        if edits:
+            pieces = _rebuild(joined, [len(piece) for piece in pieces], edits)
+            joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+    return pieces
 
 
 def _rebuild(joined: bytes, sizes: list[int], edits: list[tuple[int, int, bytes]]) -> list[bytes]:
