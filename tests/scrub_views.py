@@ -15,7 +15,7 @@ from pathlib import Path
 
 import orjson
 
-from app.captures import Limits, read_capture
+from app.captures import Capture, Limits, read_capture
 from app.domain.summary import diagnostic_json, summarize
 from app.storage import CaptureRecord, NewCapture
 from app.storage.sqlite import SQLiteStore
@@ -63,8 +63,9 @@ def memory_importer(limits: Limits | None = None) -> Importer:
 
 def scrub_findings(imp: Importer, data: bytes, fmt: str | None) -> list[str]:
     """What breaks the scrubber's invariant for this upload: a key-shaped string in a view
-    (``key:<view>``), or stored bytes that a second scrub would change (``rescrub``). An upload
-    refused with a clear error breaks nothing."""
+    (``key:<view>``), stored bytes that a second scrub would change (``rescrub``), or fewer
+    streams or raw events read from what was stored than from what was sent (``lost``: the
+    scrubber removes secrets, not data). An upload refused with a clear error breaks nothing."""
     from app.captures.scrub import scrub
     from app.captures.scrub.rules import KEY_SHAPES
 
@@ -78,10 +79,17 @@ def scrub_findings(imp: Importer, data: bytes, fmt: str | None) -> list[str]:
         if any(pattern.search(blob) for _, patterns in KEY_SHAPES for pattern in patterns)
     ]
     stored = views["stored"]
-    again, redactions = scrub(stored, orjson.loads(views["upload answer"])[1]["format"])
+    fmt_used = orjson.loads(views["upload answer"])[1]["format"]
+    again, redactions = scrub(stored, fmt_used)
     if again != stored or redactions:
         found.append("rescrub")
+    if _shape(read_capture(stored, fmt_used)) != _shape(read_capture(data, fmt_used)):
+        found.append("lost")
     return found
+
+
+def _shape(capture: Capture) -> list[int]:
+    return [len(stream.raw) for stream in capture.streams if stream.raw]
 
 
 def stored_count(folder: Path) -> int:

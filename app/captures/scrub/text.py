@@ -35,10 +35,10 @@ Replace = Callable[[re.Match[bytes], Redactions], bytes | None]
 _RED = REDACTED.encode()
 _ROOTS = SECRET_ROOTS.encode()
 _FIELDS = name_pattern(TEXT_FIELDS).encode()
-_STRING = rb'"([^"\\]*(?:\\.[^"\\]*)*)"'
+_STRING = rb'"([^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*)"'  # a JSON string never spans lines
 _APART = b"\x00"  # between pieces, no key shape spans it, and it is no word character
 _EOL = re.compile(rb"[\r\n]")
-_LITERAL = re.compile(rb'"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)+"')
+_LITERAL = re.compile(rb'"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)+"')
 # An escape behind which a secret could hide from the patterns below; each starts with a
 # backslash, so a text without one is passed over quickly.
 _HIDING = re.compile(
