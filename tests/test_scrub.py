@@ -15,7 +15,7 @@ import pytest
 from app.captures.scrub import scrub
 from app.web.errors import BadRequest
 
-from .scrub_views import importer, stored_count, upload_views
+from .scrub_views import importer, memory_importer, scrub_findings, stored_count, upload_views
 from .secret_har import BREAKERS, secret_har, survivors
 
 KEY = "sk-cnryKEY0123456789abcdefXYZ"  # key-shaped: the sweep finds it anywhere
@@ -303,3 +303,13 @@ def test_har_style_header_pairs_in_plain_json_lose_their_values(tmp_path):
     views = upload_views(importer(tmp_path), data.encode())
     assert found(views, PLAIN) == []
     assert b'"value": "ok"' in views["stored"]
+
+
+# ------------------------------------------------------------------ secrets, not data
+def test_a_secret_field_pattern_never_swallows_a_line_break():
+    """A JSON string never spans lines: a value cut by a blank line is not redacted across it
+    (two SSE events would become one)."""
+    data = b'data: "password": "a\n\ndata: "b"\n\n'
+    assert scrub_findings(memory_importer(), data, "sse") == []
+    clean, _ = scrub(data, "sse")
+    assert clean.count(b"\n\n") == 2
