@@ -34,3 +34,14 @@ def test_a_key_that_starts_a_read_glued_to_the_word_before_it(second):
     # and key:download/timed.
     data = timed({"type": "read", "t": 1.0, "text": 'data: {"object":"chat.co'}, second)
     assert scrub_findings(memory_importer(), data, None) == []
+
+
+def test_a_har_url_that_does_not_parse_is_scrubbed_once_for_all():
+    # app/captures/scrub/values.py scrub_url gave "?" for "//]" (an unclosed IPv6 literal),
+    # which a second scrub turned into "": found as rescrub.
+    entry = {
+        "request": {"url": "//]"},
+        "response": {"content": {"mimeType": "text/event-stream", "text": "data: {}\n\n"}},
+    }
+    data = json.dumps({"log": {"entries": [entry]}}).encode()
+    assert scrub_findings(memory_importer(), data, None) == []

@@ -15,12 +15,13 @@ from .text import sweep_str
 
 
 def scrub_url(url: str, redactions: Redactions) -> str:
-    """The URL without user-info or fragment, its secret query parameters replaced."""
+    """The URL without user-info or fragment, its secret query parameters replaced; an
+    unreadable URL (``http://[``) becomes ``""``."""
     try:
         parts = urlsplit(url)
     except ValueError:
         redactions["unreadable URL"] += 1
-        return "?"
+        return ""
     netloc = parts.netloc
     if "@" in netloc:
         netloc = netloc.rpartition("@")[2]
