@@ -43,7 +43,7 @@ _LITERAL = re.compile(rb'"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)+"')
 # backslash, so a text without one is passed over quickly.
 _HIDING = re.compile(
     rb"\\(?:u00[0-7][0-9a-fA-F]|/"
-    rb"|[nr][ \t]*(?:[<>*][ \t]*)?[\w\-]{0,64}?(?i:" + _ROOTS + rb")"
+    rb"|[nr][ \t]*(?:[<>*:][ \t]*)?[\w\-]{0,64}?(?i:" + _ROOTS + rb")"
     rb'|"(?i:' + _FIELDS + rb')\\")'
 )
 
