@@ -45,3 +45,17 @@ def test_a_har_url_that_does_not_parse_is_scrubbed_once_for_all():
     }
     data = json.dumps({"log": {"entries": [entry]}}).encode()
     assert scrub_findings(memory_importer(), data, None) == []
+
+
+def test_a_secret_header_line_inside_a_documentation_block_keeps_its_brackets():
+    # app/captures/scrub/text.py _header_line replaced the whole rest of the line, the "}"
+    # that closes the block too: the block then swallowed the lines after it (found as lost).
+    data = b'data:{\nkey:""}\na'
+    assert scrub_findings(memory_importer(), data, None) == []
+
+
+def test_a_redaction_that_makes_broken_json_a_timed_header_is_refused_as_json():
+    # The invalid escape "\a" kept this from being detected as a timed header; the redaction
+    # of "apikey" made it whole, and the stored bytes (read as json) were a timed header.
+    data = b'{"":"","format":"streamscope.timed","":{"":"","apikey":"\\a"},"":""}'
+    assert scrub_findings(memory_importer(), data, None) == []

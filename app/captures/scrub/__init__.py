@@ -62,9 +62,12 @@ def scrub(data: bytes, fmt: str | None) -> tuple[bytes, Redactions]:
     scrubber = SCRUBBERS.get(fmt or "")
     if scrubber is None:
         raise Unscrubbable("the format", f"no scrubber for format {fmt!r}")
+    redactions = Redactions()
     if fmt in ("json", "jsonl"):
         _refuse_hidden_structure(data, fmt)
-    redactions = Redactions()
+        clean = scrubber(data, redactions)
+        _refuse_hidden_structure(clean, fmt)  # a redaction can make broken JSON whole
+        return clean, redactions
     return scrubber(data, redactions), redactions
 
 

@@ -36,6 +36,7 @@ _RED = REDACTED.encode()
 _ROOTS = SECRET_ROOTS.encode()
 _FIELDS = name_pattern(TEXT_FIELDS).encode()
 _STRING = rb'"([^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*)"'  # a JSON string never spans lines
+_STRUCTURE = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"?|[\[\]{},]')  # as captures/jsonl.py splits arrays
 _APART = b"\x00"  # between pieces, no key shape spans it, and it is no word character
 _EOL = re.compile(rb"[\r\n]")
 _LITERAL = re.compile(rb'"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)+"')
@@ -95,10 +96,19 @@ def _param(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
 def _header_line(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
     lead, head, name, value = match.group(1, 2, 3, 4)
     text = name.decode()
-    if value.strip() in (b"", _RED) or not is_secret_header(text):
+    structure = _structure(value)
+    if value.strip() in (b"", _RED + structure) or not is_secret_header(text):
         return None
     redactions[f"header {text.lower()}"] += 1
-    return lead + head + _RED
+    return lead + head + _RED + structure
+
+
+def _structure(value: bytes) -> bytes:
+    """The brackets and commas of a value, outside its strings: kept where a value is replaced,
+    so that the JSON readers (a documentation-form block, an array's elements) split the text
+    as before; the scrubber removes secrets, never structure."""
+    tokens = _STRUCTURE.findall(value.replace(_RED, b""))  # "[redacted]" is balanced
+    return b"".join(token for token in tokens if token[:1] != b'"')
 
 
 # A ``Name: value`` line (after ``> ``, ``< ``, ``* `` from ``curl -v``, or ``:``, a comment);
@@ -157,11 +167,11 @@ def _by_pattern(pattern: re.Pattern[bytes], replace: Replace) -> Finder:
 
 _FINDERS: tuple[Finder, ...] = (
     _escaped_literals,
-    _by_pattern(re.compile(rb"://[^\s/?#\"'<>\\]+@"), _userinfo),
+    _by_pattern(re.compile(rb"://[^\s/?#\"'<>\\{}\[\],]+@"), _userinfo),
     _by_pattern(
         re.compile(
             rb"([?&#;])((?=[^=&#;?\s\"'<>\\]{0,100}?(?i:" + _ROOTS + rb"))"
-            rb"[^=&#;?\s\"'<>\\]{1,100})=([^&#;\s\"'<>\\]*)"
+            rb"[^=&#;?\s\"'<>\\]{1,100})=([^&#;\s\"'<>\\{}\[\],]*)"
         ),
         _param,
     ),
