@@ -59,3 +59,17 @@ def test_a_redaction_that_makes_broken_json_a_timed_header_is_refused_as_json():
     # of "apikey" made it whole, and the stored bytes (read as json) were a timed header.
     data = b'{"":"","format":"streamscope.timed","":{"":"","apikey":"\\a"},"":""}'
     assert scrub_findings(memory_importer(), data, None) == []
+
+
+# Found by tests/test_scrub_properties.py (the same invariant, over SSE-shaped noise).
+def test_an_empty_secret_parameter_is_left_as_it_is():
+    # "?key=" became "?key=[redacted]", whose value a second scrub saw as "" (URL values stop
+    # at brackets) and replaced again: found as rescrub.
+    assert scrub_findings(memory_importer(), b"?key=", "docs") == []
+
+
+def test_bearer_and_a_token_on_the_next_data_line_are_no_key():
+    # "data: Bearer \ndata: x-api-key": the event's data joins the lines with "\n", and the
+    # JSON Lines download then held "Bearer \nx-api-key", a key shape for "Bearer\s+...".
+    # A bearer token is separated by spaces or tabs only, in every view alike.
+    assert scrub_findings(memory_importer(), b"data: Bearer \ndata: x-api-key", None) == []

@@ -138,7 +138,7 @@ def _key_shape(prefixes: tuple[str, ...], rest: str) -> tuple[re.Pattern[bytes],
 
 # Longer prefixes first: "sk-ant-..." is counted as an Anthropic key, not as "sk-...".
 KEY_SHAPES: tuple[tuple[str, tuple[re.Pattern[bytes], ...]], ...] = (
-    ("bearer token", _key_shape(("Bearer", "bearer", "BEARER"), r"\s+[A-Za-z0-9._~+/=\-]{8,}")),
+    ("bearer token", _key_shape(("Bearer", "bearer", "BEARER"), r"[ \t]+[A-Za-z0-9._~+/=\-]{8,}")),
     ("anthropic key", _key_shape(("sk-ant-",), r"[A-Za-z0-9_\-]{8,}")),
     ("openai project key", _key_shape(("sk-proj-",), r"[A-Za-z0-9_\-]{8,}")),
     ("api key (sk-)", _key_shape(("sk-",), r"[A-Za-z0-9_\-]{16,}")),

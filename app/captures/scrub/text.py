@@ -87,7 +87,7 @@ def _userinfo(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
 def _param(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
     sep, name, value = match.group(1, 2, 3)
     decoded = unquote_plus(name.decode("utf-8", "replace"))
-    if value == _RED or not is_secret_param(decoded):
+    if not value or value == _RED or not is_secret_param(decoded):
         return None
     redactions[f"query parameter {decoded.lower()}"] += 1
     return sep + name + b"=" + _RED
