@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from .scrub_views import memory_importer, scrub_findings
+from .scrub_views import memory_importer, scrub_findings, upload_views
 
 
 def timed(*reads: dict) -> bytes:
@@ -73,3 +73,13 @@ def test_bearer_and_a_token_on_the_next_data_line_are_no_key():
     # JSON Lines download then held "Bearer \nx-api-key", a key shape for "Bearer\s+...".
     # A bearer token is separated by spaces or tabs only, in every view alike.
     assert scrub_findings(memory_importer(), b"data: Bearer \ndata: x-api-key", None) == []
+
+
+def test_a_redaction_that_mends_broken_json_is_no_loss():
+    # The value "\a" is no JSON string; "[redacted]" is. The event, one raw event before (its
+    # two lines could not be read), reads as two after: the invariant counted that as a
+    # change of shape (lost); more events read is no loss. The secret is still removed.
+    data = b'data:{}\ndata:{"":0,"clientsecret":"\\a"}'
+    assert scrub_findings(memory_importer(), data, None) == []
+    views = upload_views(memory_importer(), data)
+    assert b"\\a" not in views["stored"] and b"[redacted]" in views["stored"]
