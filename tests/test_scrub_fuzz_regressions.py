@@ -83,3 +83,24 @@ def test_a_redaction_that_mends_broken_json_is_no_loss():
     assert scrub_findings(memory_importer(), data, None) == []
     views = upload_views(memory_importer(), data)
     assert b"\\a" not in views["stored"] and b"[redacted]" in views["stored"]
+
+
+def test_a_header_pair_whose_value_the_array_splitter_reads_as_structure():
+    # The pair rule saw the string "},", the JSON array splitter (quotes paired otherwise)
+    # saw "}" and ",": replacing it lost an element (found as lost). A replaced value keeps
+    # its brackets and commas inside the new string.
+    data = b'[{""""{""}""}""{""""name":"Cookie","value":"},"'
+    assert scrub_findings(memory_importer(), data, "json") == []
+
+
+def test_a_literal_without_escapes_still_pairs_the_quotes_on_its_line():
+    # Only literals with an escape were matched, so a second scrub took the closing quote of
+    # "/?key=[redacted]" for an opening one and found "://a@" (found as rescrub).
+    assert scrub_findings(memory_importer(), b'{"\\/?key=a":/\\/a@"', None) == []
+
+
+def test_a_documentation_block_deeper_than_orjson_writes():
+    # app/captures/export.py _one_line: orjson reads 1,024 levels but writes 254; the JSON
+    # Lines download raised TypeError (found by the scrub target, which makes every download).
+    data = b"data: " + b"[" * 300 + b"\n" + b"]" * 300 + b"\n"
+    assert scrub_findings(memory_importer(), data, "docs") == []

@@ -39,7 +39,9 @@ _STRING = rb'"([^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*)"'  # a JSON string never sp
 _STRUCTURE = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"?|[\[\]{},]')  # as captures/jsonl.py splits arrays
 _APART = b"\x00"  # between pieces, no key shape spans it, and it is no word character
 _EOL = re.compile(rb"[\r\n]")
-_LITERAL = re.compile(rb'"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)+"')
+# Every string literal on the line (those without an escape too, so that an opening quote is
+# never taken for a closing one): only those with an escape are decoded.
+_LITERAL = re.compile(rb'"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"')
 # An escape behind which a secret could hide from the patterns below; each starts with a
 # backslash, so a text without one is passed over quickly.
 _HIDING = re.compile(
@@ -71,6 +73,8 @@ def _escaped_literals(text: bytes, redactions: Redactions) -> list[Edit]:
 
 
 def _escaped_literal(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
+    if b"\\" not in match.group():
+        return None
     try:
         text = json.loads(match.group().decode("utf-8", "replace"), strict=False)
     except ValueError:
@@ -104,9 +108,10 @@ def _header_line(match: re.Match[bytes], redactions: Redactions) -> bytes | None
 
 
 def _structure(value: bytes) -> bytes:
-    """The brackets and commas of a value, outside its strings: kept where a value is replaced,
-    so that the JSON readers (a documentation-form block, an array's elements) split the text
-    as before; the scrubber removes secrets, never structure."""
+    """The brackets and commas of a value, outside its strings: kept where a value is replaced
+    (inside the quotes of a JSON string, where they change nothing), so that the JSON readers
+    (a documentation-form block, an array's elements), which may not see the text's strings
+    where this scrubber does, split the text as before: it removes secrets, never structure."""
     tokens = _STRUCTURE.findall(value.replace(_RED, b""))  # "[redacted]" is balanced
     return b"".join(token for token in tokens if token[:1] != b'"')
 
@@ -134,10 +139,11 @@ def _header_lines(text: bytes, redactions: Redactions) -> list[Edit]:
 
 def _field(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
     head, name, value = match.group(1, 2, 3)
-    if value == _RED:
+    structure = _structure(value)
+    if value == _RED + structure:
         return None
     redactions[f"field {name.decode().lower()}"] += 1
-    return head + b'"' + _RED + b'"'
+    return head + b'"' + _RED + structure + b'"'
 
 
 def _pair(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
