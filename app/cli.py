@@ -48,6 +48,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     overrides = {"host": args.host, "port": args.port, "data_dir": args.data_dir}
     if args.public:
         overrides["public"] = True
+    problem = _key_settings_problem(overrides)
+    if problem:
+        print(f"streamscope: {problem}", file=sys.stderr)
+        return EXIT_NO_STREAM
     if args.production:
         from .production import serve_production
 
@@ -55,6 +59,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .server import serve
 
     return serve(overrides)
+
+
+def _key_settings_problem(overrides: dict[str, object]) -> str | None:
+    """A live-key setting the server cannot start with (docs/live.md), or None."""
+    import os
+
+    from .live.keys import KeyBindings
+    from .web import config as config_module
+
+    if os.environ.get("STREAMSCOPE_API_KEY_ENVS"):
+        return (
+            "STREAMSCOPE_API_KEY_ENVS is replaced by STREAMSCOPE_API_KEYS, which ties each key "
+            "variable to the base URL it may be sent to, e.g. "
+            "STREAMSCOPE_API_KEYS=OPENAI_API_KEY=https://api.openai.com/v1"
+        )
+    try:
+        KeyBindings(config_module.load(overrides)["api_keys"])
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def cmd_record(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.glogging import Logger
 from gunicorn.workers.gthread import ThreadWorker
 
 from . import create_app
@@ -34,6 +35,17 @@ class ElasticThreadWorker(ThreadWorker):
 
     def get_thread_pool(self) -> ElasticThreadPool:
         return ElasticThreadPool(self.cfg.threads, self.idle_timeout, name="conn")
+
+
+class FilteredLogger(Logger):
+    """gunicorn's own logger, whose handlers get the app's secret filter (web/logs.py): its
+    error log can quote a request line, query string included."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        for logger in (self.error_log, self.access_log):
+            for handler in logger.handlers:
+                handler.addFilter(logs.SecretFilter())
 
 
 class StreamscopeServer(BaseApplication):
@@ -68,6 +80,7 @@ def serve_production(overrides: dict[str, Any], workers: int, threads: int) -> i
         "accesslog": None,  # the app logs one JSON line per request itself
         "errorlog": "-",
         "loglevel": "warning",
+        "logger_class": "app.production.FilteredLogger",
         "proc_name": "streamscope",
     }
     print(

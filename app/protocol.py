@@ -26,7 +26,7 @@ SERVER_MESSAGES: tuple[str, ...] = (
     "summary",  # a finished stream: assembled completion, metrics, tool calls, errors
     "raw",  # raw event texts, in answer to raw_request
     "status",  # a live run's state: connecting, retrying, streaming, stopped
-    "end",  # everything has been sent (reason: complete, error, cancelled, disconnected)
+    "end",  # everything has been sent (reason: complete, done, error, cancelled, disconnected, too_large)
     "error",  # a protocol or source error: code and message
 )
 CLIENT_MESSAGES: tuple[str, ...] = (

@@ -12,9 +12,14 @@
   the connection after n body bytes), ``429`` (with ``Retry-After: 1``, then a normal stream on
   the next attempt), ``429always``, ``500`` (a JSON error), ``html`` (an HTML error page),
   ``json`` (a whole non-streaming completion), ``redirect`` (302 to another loopback port),
-  ``echo-key`` (a 401 whose message repeats the key, as some servers do).
+  ``echo-key`` (a 401 whose message repeats the key, as some servers do), ``echo-split`` (a
+  stream whose text repeats the key and a key-shaped string, each cut over two writes),
+  ``flood:<MB>`` (that many megabytes of chunks, as fast as the socket takes them),
+  ``html:<status>`` (an HTML page with that status and its title).
 
-``GET /v1/models`` lists a few models. Every request is logged (path, headers, body) and every
+``GET /v1/models`` lists a few models; under ``/drip/`` one byte a second, under ``/big/`` a
+64 MB answer, under ``/html404/`` an HTML 404 page that repeats the key, under ``/missing/`` a
+JSON 404. Every request is logged (path, headers, body) and every
 connection's end is noted, so tests can check what the upstream saw.
 """
 
@@ -23,6 +28,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -30,6 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = ROOT / "tests" / "captures"
 DEMOS = ROOT / "app" / "demos"
+FOREIGN_KEY = "sk-proj-FOREIGNabcdef0123456789XYZ"  # key-shaped, not any request's key
 
 
 def chunk(content: str | None = None, finish: str | None = None, **extra: Any) -> bytes:
@@ -95,6 +102,18 @@ class Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ routes
     def do_GET(self) -> None:
         self.server.note(self, None)
+        special = next(
+            (k for k in ("drip", "big", "html404", "missing") if f"/{k}/" in self.path), None
+        )
+        if special is not None and self.path.rstrip("/").endswith("/models"):
+            try:
+                getattr(self, f"_models_{special}")()
+            except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+                self.server.closed(f"GET {special}")
+                self.close_connection = True
+            else:
+                self.server.finished(f"GET {special}")
+            return
         if self.path.rstrip("/").endswith("/models"):
             models = {
                 "object": "list",
@@ -106,6 +125,41 @@ class Handler(BaseHTTPRequestHandler):
             self._whole(200, "application/json", json.dumps(models).encode())
         else:
             self._whole(404, "application/json", b'{"error": {"message": "not found"}}')
+
+    def _models_drip(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "200")
+        self.end_headers()
+        for byte in b'{"object": "list", "data": [' + b" " * 172:
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+            if not self._sleep(1):
+                return
+
+    def _models_big(self) -> None:
+        piece = b'{"id": "model-' + b"x" * 65_000 + b'", "object": "model"},'
+        count = 64 * 1024 * 1024 // len(piece)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(piece) * count + 30))
+        self.end_headers()
+        self.wfile.write(b'{"object": "list", "data": [')
+        for _ in range(count):
+            self.wfile.write(piece)
+        self.wfile.write(b"{}]}")
+
+    def _models_missing(self) -> None:
+        self._whole(404, "application/json", b'{"error": {"message": "not found"}}')
+
+    def _models_html404(self) -> None:
+        key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        page = (
+            "<!DOCTYPE html><html><head><title>Not Found</title></head><body>"
+            f"<h1>Not Found</h1><p>No route for this key: {key}</p>"
+            "<script>alert(1)</script>" + "<p>padding</p>" * 800 + "</body></html>"
+        )
+        self._whole(404, "text/html; charset=utf-8", page.encode())
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
@@ -249,11 +303,41 @@ class Handler(BaseHTTPRequestHandler):
         )
 
     def _do_html(self, arg: str, body: dict) -> None:
+        if arg:
+            title = f"{HTTPStatus(int(arg)).phrase}"
+            page = f"<html><head><title>{title}</title></head><body><h1>{title}</h1></body></html>"
+            self._whole(int(arg), "text/html", page.encode())
+            return
         self._whole(
             502,
             "text/html",
             b"<html><body><h1>502 Bad Gateway</h1><script>alert(1)</script></body></html>",
         )
+
+    def _do_echo_split(self, arg: str, body: dict) -> None:
+        key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        foreign = FOREIGN_KEY
+        text = f"key {key} and {foreign} seen"
+        event = chunk(text)
+        cuts = [event.index(key.encode()) + len(key) // 2, event.index(foreign.encode()) + 11]
+        self._start()
+        for start, end in zip([0, *cuts], [*cuts, len(event)], strict=True):
+            self._write(event[start:end])
+            if not self._sleep(0.15):  # separate network reads
+                return
+        self._write(chunk(None, "stop") + b"data: [DONE]\n\n")
+        self._finish()
+
+    def _do_flood(self, arg: str, body: dict) -> None:
+        total = float(arg or 20) * 1024 * 1024
+        piece = b"".join(chunk(f"flood{i} " * 8) for i in range(100))
+        self._start()
+        sent = 0
+        while sent < total:
+            self._write(piece)
+            sent += len(piece)
+        self._write(chunk(None, "stop") + b"data: [DONE]\n\n")
+        self._finish()
 
     def _do_json(self, arg: str, body: dict) -> None:
         completion = {

@@ -67,7 +67,7 @@ def scrub_findings(imp: Importer, data: bytes, fmt: str | None) -> list[str]:
     streams or raw events read from what was stored than from what was sent (``lost``: the
     scrubber removes secrets, not data). An upload refused with a clear error breaks nothing."""
     from app.captures.scrub import scrub
-    from app.captures.scrub.rules import KEY_SHAPES
+    from app.captures.scrub.rules import KEY_PATTERNS
 
     try:
         views = upload_views(imp, data, fmt)
@@ -76,7 +76,7 @@ def scrub_findings(imp: Importer, data: bytes, fmt: str | None) -> list[str]:
     found = [
         f"key:{view}"
         for view, blob in views.items()
-        if any(pattern.search(blob) for _, patterns in KEY_SHAPES for pattern in patterns)
+        if any(pattern.search(blob) for _, pattern in KEY_PATTERNS)
     ]
     stored = views["stored"]
     fmt_used = orjson.loads(views["upload answer"])[1]["format"]

@@ -314,7 +314,12 @@ def test_non_chunk_payloads_are_classified():
     ]
     assert payloads(corpus("perplexity-sonar-citations.sse")) == ["completion_done"]
     assert payloads(corpus("openai-gpt4o-moderation-after-usage.sse")) == ["moderation"]
-    assert set(payloads(corpus("anthropic-native-messages-ping.sse"))) == {"foreign_event", "ping"}
+    # A chat stream that then carries another dialect's events: kept, classified, and said.
+    native = corpus("anthropic-native-messages-ping.sse")
+    stream = read(corpus("openai-gpt4o-content-plain.sse").replace(b"data: [DONE]", b"") + native)
+    assert stream.dialect == "chat-completions"
+    assert {e.category for e in stream.events if e.kind == "payload"} == {"foreign_event", "ping"}
+    assert "mixed_dialects" in {d.code for d in stream.diagnostics}
 
 
 def test_perplexity_done_chunk_carries_the_finish_reason():

@@ -160,3 +160,29 @@ def test_a_viewer_that_left_is_never_written_to_again():
     page.sock.setblocking(False)
     with pytest.raises(BlockingIOError):
         page.sock.recv(10)
+
+
+class RunsNewThreadsFirst:
+    """``threading`` for the fan-out module, where a new thread runs until it ends or blocks
+    for good before ``start()`` returns: the interleaving in which a new writer for a run
+    that has already finished gets all the CPU before ``attach`` goes on (issue 10)."""
+
+    def __getattr__(self, name: str):
+        return getattr(threading, name)
+
+    class Thread(threading.Thread):
+        def start(self) -> None:
+            super().start()
+            self.join(timeout=2)
+
+
+def test_a_follower_of_a_run_that_ended_at_once_gets_the_end_whatever_the_scheduling(monkeypatch):
+    monkeypatch.setattr(fanout, "threading", RunsNewThreadsFirst())
+    run = Run()
+    run.publish("summary", "end", finished=True)  # the run failed before anyone followed it
+    page = Page()
+    follower = follow(run, page)
+    assert page.read_until(2, timeout=5) == ["summary", "end"]
+    assert follower.done.wait(5)
+    run.writer.thread.join(5)
+    assert not run.writer.thread.is_alive()

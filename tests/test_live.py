@@ -24,13 +24,13 @@ CANARY = "sk-canary-7f3c9e1d2b4a6f8e0c1d3e5f7a9b"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, fake):
     env = {
         "STREAMSCOPE_FIRST_BYTE_TIMEOUT": "1",
         "STREAMSCOPE_IDLE_TIMEOUT": "1",
         "STREAMSCOPE_TOTAL_TIMEOUT": "6",
         "CANARY_KEY": CANARY,
-        "STREAMSCOPE_API_KEY_ENVS": "CANARY_KEY",
+        "STREAMSCOPE_API_KEYS": f"CANARY_KEY={fake.url}",
     }
     live = LiveServer(tmp_path_factory.mktemp("live-data"), env=env).start()
     yield live
@@ -258,7 +258,10 @@ def test_key_from_a_server_variable_never_enters_the_browser(server, fake):
     refused = start(server, fake, "x", key=None, api_key_env="PATH")
     answer = collect(refused)
     refused.close()
-    assert answer[-1]["type"] == "error" and "not an allowed key variable" in answer[-1]["message"]
+    assert (
+        answer[-1]["type"] == "error"
+        and "not a key variable of this server" in answer[-1]["message"]
+    )
 
 
 def test_bad_run_requests_are_refused_clearly(server, fake):

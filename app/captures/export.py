@@ -13,8 +13,10 @@ from datetime import UTC, datetime
 
 import orjson
 
+from ..domain.body import EVENTSTREAM_TYPE
 from ..domain.sse import SSEDecoder
 from ..domain.stream import Stream
+from .eventstream import frame_payload
 from .model import Capture
 from .timed import end_line, header_line, read_line
 
@@ -26,7 +28,9 @@ def payloads(stream: Stream, fmt: str | None) -> Iterator[bytes]:
         if raw.kind != "event":
             continue
         text = stream.source.slice(raw.byte, raw.end)
-        if fmt in SSE_FORMATS:
+        if fmt == "eventstream":
+            yield frame_payload(text)
+        elif fmt in SSE_FORMATS:
             decoder = SSEDecoder()
             items = decoder.feed(text) + decoder.feed(b"\n\n") + decoder.close()
             yield from (item.data for item in items if item.data is not None)
@@ -72,7 +76,8 @@ def to_timed(capture: Capture, original: bytes, *, source: dict | None = None) -
     if capture.format == "timed":
         return original
     created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    header = header_line(created=created, source=source or {}, request={}, response={})
+    response = {"content_type": EVENTSTREAM_TYPE} if capture.format == "eventstream" else {}
+    header = header_line(created=created, source=source or {}, request={}, response=response)
     header = header[:-2] + b',"timing":"none"}\n'
     reads = []
     for stream in capture.streams:

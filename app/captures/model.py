@@ -18,6 +18,7 @@ FORMATS: dict[str, str] = {
     "har": "HAR 1.2 exported from browser DevTools",
     "curl": "curl -N / curl -i output (status line and headers before the body)",
     "timed": "Streamscope's timed capture (JSON Lines of network reads with time offsets)",
+    "eventstream": "AWS event-stream binary frames (Bedrock)",
 }
 
 

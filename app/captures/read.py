@@ -11,7 +11,9 @@ import zlib
 
 import orjson
 
+from ..domain.eventstream import is_eventstream
 from .docs import looks_like_docs, read_docs
+from .eventstream import read_eventstream
 from .har import read_har
 from .jsonl import read_json_array, read_jsonl
 from .model import FORMATS, Capture, Limits
@@ -79,6 +81,8 @@ def detect(data: bytes, capture: Capture) -> str | None:
     if not text:
         capture.note("empty", "error", "not a stream: the file is empty")
         return None
+    if is_eventstream(head):
+        return "eventstream"
     if _is_binary(head):
         capture.note("binary", "error", "not a stream: this is binary data, not text")
         return None
@@ -130,4 +134,5 @@ _READERS = {
     "har": read_har,
     "curl": read_curl,
     "timed": read_timed,
+    "eventstream": read_eventstream,
 }

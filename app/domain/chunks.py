@@ -21,7 +21,7 @@ from .events import (
 from .toolcalls import ChoiceToolCalls
 
 if TYPE_CHECKING:
-    from .interpret import Interpreter
+    from .dialects.chat import ChatInterpreter
 
 KNOWN_CHOICE_KEYS = frozenset({"index", "delta", "message", "logprobs", "finish_reason"})
 KNOWN_DELTA_KEYS = frozenset(
@@ -34,13 +34,13 @@ _UNSET = object()
 class ChoiceReader:
     """State of one choice across the stream: its tool calls and last extras."""
 
-    def __init__(self, index: int, interpreter: Interpreter) -> None:
+    def __init__(self, index: int, interpreter: ChatInterpreter) -> None:
         self.index = index
         self.tools = ChoiceToolCalls()
         self._extras: dict[str, Any] = {}
         # A weak reference: a strong one back to the interpreter (which holds this reader)
         # would make a cycle that keeps a dropped capture alive until a full collection.
-        self._it: Interpreter = weakref.proxy(interpreter)
+        self._it: ChatInterpreter = weakref.proxy(interpreter)
 
     def read(self, raw: RawEvent, choice: dict[str, Any]) -> None:
         delta = choice.get("delta")

@@ -60,6 +60,11 @@ class RawEvent:
         }
 
 
+# Fields only some dialects fill (a content block's number): left out of an event's JSON while
+# unset, so chat-completion timelines keep their shape and size.
+SPARSE = frozenset({"block"})
+
+
 @dataclass(slots=True, kw_only=True)
 class Event:
     """Base of every timeline event."""
@@ -72,7 +77,10 @@ class Event:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
         for name in self.__dataclass_fields__:  # type: ignore[attr-defined]
-            out[name] = getattr(self, name)
+            value = getattr(self, name)
+            if value is None and name in SPARSE:
+                continue
+            out[name] = value
         return out
 
 
@@ -84,6 +92,7 @@ class TextDelta(Event):
     choice: int
     text: str
     part: str | None = None
+    block: int | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -95,6 +104,7 @@ class ReasoningDelta(Event):
     text: str
     field: str
     part: str | None = None
+    block: int | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -191,9 +201,11 @@ class Usage(Event):
 
 @dataclass(slots=True, kw_only=True)
 class Finish(Event):
+    """Why an output stopped, as the dialect spells it (Gemini may send an integer)."""
+
     kind: ClassVar[str] = "finish"
     choice: int
-    reason: str
+    reason: str | int
 
 
 @dataclass(slots=True, kw_only=True)
@@ -227,6 +239,79 @@ class StreamError(Event):
     code: Any = None
     error: Any = None
     event: str | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class BlockStart(Event):
+    """A content block opens (an Anthropic content block, a Responses output item, a Gemini
+    run of parts of one kind, a Bedrock or Cohere content block). ``block`` is its number in
+    the output (the index the server sent, where it sends one); ``type`` what it holds
+    (``text``, ``thinking``, ``redacted_thinking``, ``tool_use``, ``server_tool_use``,
+    ``web_search_tool_result``, ``message``, ``reasoning``, ``function_call``, ...); ``value``
+    the block as the server opened it."""
+
+    kind: ClassVar[str] = "block_start"
+    choice: int
+    block: int
+    type: str
+    value: Any = None
+
+
+@dataclass(slots=True, kw_only=True)
+class BlockStop(Event):
+    """A content block is complete; ``value`` is the block as the server closed it, when it
+    sent one (a Responses ``output_item.done`` item)."""
+
+    kind: ClassVar[str] = "block_stop"
+    choice: int
+    block: int
+    value: Any = None
+
+
+@dataclass(slots=True, kw_only=True)
+class BlockDelta(Event):
+    """Text that accumulates into a field of a block and is neither answer text nor reasoning
+    (an Anthropic compaction summary: ``field`` "content")."""
+
+    kind: ClassVar[str] = "block_delta"
+    choice: int
+    block: int
+    field: str
+    text: str
+
+
+@dataclass(slots=True, kw_only=True)
+class Citation(Event):
+    """A citation or annotation attached to the text of a block (Anthropic ``citations_delta``,
+    a Responses annotation, a Cohere citation), as sent."""
+
+    kind: ClassVar[str] = "citation"
+    choice: int
+    block: int | None
+    value: Any
+
+
+@dataclass(slots=True, kw_only=True)
+class Signature(Event):
+    """An opaque signature sealing a reasoning block or a tool call (Anthropic
+    ``signature_delta``, Gemini ``thoughtSignature``, Bedrock reasoning signatures): shown as
+    present, never decoded."""
+
+    kind: ClassVar[str] = "signature"
+    choice: int
+    block: int | None
+    signature: str
+
+
+@dataclass(slots=True, kw_only=True)
+class Snapshot(Event):
+    """The server's own copy of the whole response at this point (OpenAI Responses
+    ``response.created`` / ``in_progress`` / ``completed`` / ``failed`` / ``incomplete``), as
+    sent. ``status`` is the response's status; the last one is the dialect's final object."""
+
+    kind: ClassVar[str] = "snapshot"
+    status: str | None
+    value: Any
 
 
 @dataclass(slots=True, kw_only=True)
@@ -280,6 +365,12 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     Meta,
     Extra,
     StreamError,
+    BlockStart,
+    BlockStop,
+    BlockDelta,
+    Citation,
+    Signature,
+    Snapshot,
     Comment,
     Payload,
     Done,

@@ -13,6 +13,16 @@ A stream without real timing gets ``None`` for every timing metric ("unknown"), 
 * tokens/s: N / E2EL; decode rate: (N - 1) / (last - first choice-bearing chunk).
 * Stalls: ITL gaps at or above ``stall_ms`` (250 ms by default).
 
+``server`` holds what the server reports of its own work, next to the wire-timed numbers, for
+dialects that report it (Ollama's done line; docs/dialects.md), else None. It needs no timing:
+* ``total_duration_ms``, ``load_duration_ms``, ``prompt_eval_duration_ms``,
+  ``eval_duration_ms``: the server's durations (Ollama: ``total_duration``, ``load_duration``,
+  ``prompt_eval_duration``, ``eval_duration``, ns) in ms, from the last usage that has them;
+* ``prompt_eval_tokens_per_s``: prompt tokens / prompt evaluation time (prefill rate);
+* ``eval_tokens_per_s``: generated tokens / generation time (the server's decode rate, to set
+  beside ``decode_tokens_per_s`` measured on the wire).
+A value the server did not send is None.
+
 Percentiles interpolate linearly between the two nearest ranks (NumPy's default).
 """
 
@@ -23,10 +33,12 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .events import Logprobs, Usage
+from .dialects.base import ServerTiming, ServerTimingOf
+from .events import Event, Logprobs, Usage
 from .stream import Stream
 
 DEFAULT_STALL_MS = 250.0
+FALLBACK_USAGE = frozenset({"x_groq.usage"})  # counted only when no usage proper came
 DEFINITIONS = {
     "ttft_ms": "Time to first token: request start to the first chunk with choices.",
     "ttfo_ms": "Time to first output: request start to the first content, refusal or "
@@ -37,6 +49,7 @@ DEFINITIONS = {
     "tokens_per_s": "Output tokens per second: N / E2EL.",
     "decode_tokens_per_s": "Decode rate: (N - 1) / (last chunk - first chunk).",
     "stalls": "Gaps between chunks at or above the stall threshold.",
+    "server": "What the server reports of its own work (durations, and rates from them).",
 }
 
 
@@ -58,6 +71,7 @@ class Metrics:
     decode_tokens_per_s: float | None = None
     stall_ms: float = DEFAULT_STALL_MS
     stalls: list[dict[str, float]] = field(default_factory=list)
+    server: dict[str, float | None] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -73,16 +87,25 @@ def percentile(values: list[float], q: float) -> float | None:
 
 
 def output_tokens(stream: Stream) -> tuple[int | None, str | None]:
-    usage = None
+    from .dialects import CHAT, by_name
+
+    dialect = by_name(stream.dialect) or CHAT
+    usage = fallback = None
     logprob_tokens = 0
     for event in stream.events:
-        if isinstance(event, Usage) and isinstance(event.usage.get("completion_tokens"), int):
-            if event.source == "usage" or usage is None:
-                usage = event.usage["completion_tokens"]
+        if isinstance(event, Usage):
+            count = dialect.usage_counts(event.usage)["output_tokens"]
+            if count is None:
+                continue
+            if event.source in FALLBACK_USAGE:
+                fallback = count
+            else:
+                usage = count  # the last one: some dialects' counts are cumulative
         elif isinstance(event, Logprobs) and event.field == "content":
             logprob_tokens += event.count
+    usage = usage if usage is not None else fallback
     if usage is not None:
-        return usage, "usage.completion_tokens"
+        return usage, dialect.output_field
     if logprob_tokens:
         return logprob_tokens, "logprobs.content entries"
     chunks = sum(1 for raw in stream.raw if raw.output)
@@ -91,10 +114,43 @@ def output_tokens(stream: Stream) -> tuple[int | None, str | None]:
     return None, None
 
 
+def server_section(stream: Stream) -> dict[str, float | None] | None:
+    """The server's own durations and rates (module docstring), or None."""
+    from .dialects import by_name
+
+    dialect = by_name(stream.dialect)
+    timing_of = dialect.server_timing if dialect else None
+    if timing_of is None:
+        return None
+    timing = next(
+        (found for e in reversed(stream.events) if (found := _timing(e, timing_of)) is not None),
+        None,
+    )
+    if timing is None:
+        return None
+    return {
+        "total_duration_ms": timing.total_ms,
+        "load_duration_ms": timing.load_ms,
+        "prompt_eval_duration_ms": timing.prompt_ms,
+        "eval_duration_ms": timing.decode_ms,
+        "prompt_eval_tokens_per_s": _rate(timing.prompt_tokens, timing.prompt_ms),
+        "eval_tokens_per_s": _rate(timing.decode_tokens, timing.decode_ms),
+    }
+
+
+def _timing(event: Event, timing_of: ServerTimingOf) -> ServerTiming | None:
+    return timing_of(event.usage) if isinstance(event, Usage) else None
+
+
+def _rate(tokens: int | None, ms: float | None) -> float | None:
+    return tokens / (ms / 1000) if tokens is not None and ms else None
+
+
 def compute(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> Metrics:
     bearing = [raw for raw in stream.raw if raw.choices]
     n, source = output_tokens(stream)
     metrics = Metrics(stream.timed, len(bearing), n, source, stall_ms=stall_ms)
+    metrics.server = server_section(stream)
     times = [raw.t for raw in bearing]
     if not stream.timed or not times or any(t is None for t in times):
         return metrics

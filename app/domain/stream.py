@@ -62,6 +62,8 @@ class Stream:
     events: list[Event] = field(default_factory=list)
     timed: bool = False
     request: dict[str, Any] | None = None
+    dialect: str | None = None  # the registered dialect's name, once known (docs/dialects.md)
+    dialect_reason: str | None = None  # why: the payload that decided it, or "named by the user"
     end_reason: str | None = None
     end_error: str | None = None
     _codes: Counter[str] = field(default_factory=Counter)

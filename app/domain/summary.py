@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .assemble import assemble
+from .dialects import CHAT, by_name
+from .dialects.base import Dialect
 from .events import Diagnostic, Payload, StreamError, ToolCallEnd
 from .metrics import DEFAULT_STALL_MS, compute
+from .normalize import normalized
 from .stream import Stream
 
 
@@ -21,9 +23,18 @@ def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
     }
 
 
+def dialect_of(stream: Stream) -> Dialect:
+    """The stream's dialect; one whose payloads named none is summed up as chat completions
+    (an empty completion)."""
+    return by_name(stream.dialect) or CHAT
+
+
 def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, Any]:
-    """``completion`` has the shape of an OpenAI ``chat.completion`` (logprobs as fragments:
-    serialise with orjson)."""
+    """``completion`` is the dialect's own final object (for chat completions, a
+    ``chat.completion`` with logprobs as fragments: serialise with orjson); ``normalized`` the
+    same shape for every dialect (normalize.py)."""
+    dialect = dialect_of(stream)
+    completion = dialect.assemble(stream.events)
     errors = [
         {"message": e.message, "code": e.code, "error": e.error, "t": e.t, "raw": e.raw}
         for e in stream.events
@@ -53,7 +64,10 @@ def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, A
         "origin": stream.origin,
         "end_reason": stream.end_reason,
         "end_error": stream.end_error,
-        "completion": assemble(stream.events),
+        "dialect": stream.dialect,
+        "dialect_reason": stream.dialect_reason,
+        "completion": completion,
+        "normalized": normalized(stream.events, dialect, completion),
         "metrics": compute(stream, stall_ms).to_json(),
         "tool_calls": tool_calls,
         "payloads": payloads,

@@ -15,8 +15,9 @@ import re
 
 import orjson
 
+from .dialects import interpreter_for
 from .events import Diagnostic, RawEvent
-from .interpret import Interpreter
+from .interpret import PayloadInterpreter
 from .sse import DEFAULT_MAX_LINE, SSEDecoder, SSEItem
 from .stream import Source, Stream
 
@@ -34,8 +35,10 @@ class TimelineBuilder:
         split_on_done: bool = True,
         timed: bool = False,
         max_events: int = DEFAULT_MAX_EVENTS,
+        dialect: str | None = None,
     ) -> None:
         self.source = source
+        self.dialect = dialect
         self.origin = origin
         self.split_on_done = split_on_done
         self.timed = timed
@@ -55,7 +58,11 @@ class TimelineBuilder:
             self.origin if not self.streams else f"{self.origin}, stream {stream.index + 1}"
         )
         self.streams.append(stream)
-        self.interpreter = Interpreter(stream)
+        self.interpreter = interpreter_for(stream, self.dialect, self._adopt)
+
+    def _adopt(self, interpreter: PayloadInterpreter) -> None:
+        """The stream's dialect is known: its interpreter reads from here on."""
+        self.interpreter = interpreter
 
     def _place(self, raw: RawEvent) -> bool:
         self._events += 1
@@ -73,7 +80,11 @@ class TimelineBuilder:
         self.stream.raw.append(raw)
         return True
 
-    def data(self, raw: RawEvent, payload: bytes | str, data_offset: int = 0) -> None:
+    def data(
+        self, raw: RawEvent, payload: bytes | str, data_offset: int = 0, *, split_lines: bool = True
+    ) -> None:
+        """One event's payload. ``split_lines`` is false for payloads that cannot hold SSE lines
+        (a binary frame's), which are never split at newlines."""
         if (
             self.split_on_done
             and self.interpreter.done
@@ -88,7 +99,7 @@ class TimelineBuilder:
                 "info",
                 f"data after [DONE] (line {raw.line}): read as stream {previous.index + 2}",
             )
-        if b"\n" in payload and raw.kind == "event":
+        if split_lines and b"\n" in payload and raw.kind == "event":
             lines = _separate_lines(payload)
             if lines is not None:
                 self._split_event(raw, lines)

@@ -1,11 +1,17 @@
 """A live run's timeline, shared by everyone watching it.
 
 The upstream thread feeds reads in (``LiveRun`` is the upstream's ``Sink``); each read is
-redacted, recorded, parsed, and appended to a log of pre-encoded protocol pieces. Viewers (the
+redacted (``redact.py``: what could be the start of a secret waits for the next read),
+recorded, parsed, and appended to a log of pre-encoded protocol pieces. Viewers (the
 person who started the run and anyone who opened its share link) each keep an index into that
 log: a late viewer gets everything so far at once, then follows the live edge. Encoding happens
 once per read, not once per viewer, and a viewer that falls behind gets everything pending in
 one message.
+
+A run is capped (``max_bytes``, STREAMSCOPE_MAX_LIVE_MB): its recording plus its timeline in
+memory. Past the cap, or when its recording is deleted while it streams, the hub stops the
+upstream (``too_large``, or ``cancelled``) and ignores what still arrives; the end comes as
+always, so every viewer gets one (docs/live.md).
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ from ..domain.stream import Source, Stream
 from ..domain.summary import summarize
 from ..domain.timeline import TimelineBuilder
 from ..protocol import encode
-from .recorder import Recorder, Redactor
+from .recorder import Recorder
+from .redact import Redactor
 from .upstream import RunRequest
 
 RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
@@ -42,12 +49,18 @@ class Piece:
 
 class LiveRun:
     def __init__(
-        self, request: RunRequest, recorder: Recorder, redactor: Redactor, stall_ms: float
+        self,
+        request: RunRequest,
+        recorder: Recorder,
+        redactor: Redactor,
+        stall_ms: float,
+        max_bytes: int | None = None,
     ) -> None:
         self.request = request
         self.recorder = recorder
         self.redactor = redactor
         self.stall_ms = stall_ms
+        self.max_bytes = max_bytes
         self.capture_id = recorder.capture_id
         self.builder = TimelineBuilder(
             Source(), origin=recorder_url(request), split_on_done=False, timed=True
@@ -61,6 +74,9 @@ class LiveRun:
         self.writer: Any = None  # sends to the run's viewers (web/fanout.py)
         self._raw_sent = 0
         self._events_sent = 0
+        self._timeline_bytes = 0
+        self._last_read = 0.0
+        self._stopped = False  # the hub stopped the upstream: what still arrives is ignored
 
     @property
     def stream(self) -> Stream:
@@ -78,7 +94,29 @@ class LiveRun:
             self.feeder = BodyFeeder(self.builder, content_type)
 
     def read(self, t: float, data: bytes) -> None:
-        data = self.redactor.bytes(data)
+        if self._stopped:
+            return
+        self._last_read = t
+        self._take(t, self.redactor.feed(data))
+        if self.recorder.deleted:
+            self._stop(
+                "cancelled", "the recording was deleted while it streamed; the run was stopped"
+            )
+        elif self.max_bytes is not None and self.size > self.max_bytes:
+            self._stop(
+                "too_large",
+                f"the run passed its cap of {self.max_bytes / 1e6:g} MB (STREAMSCOPE_MAX_LIVE_MB); "
+                "it was stopped, and what arrived until then is kept",
+            )
+
+    @property
+    def size(self) -> int:
+        """What the run holds: its recording, and its timeline as the log keeps it."""
+        return self.recorder.size + self._timeline_bytes
+
+    def _take(self, t: float, data: bytes) -> None:
+        if not data:
+            return
         self.recorder.read(t, data)
         with self.cond:
             if self.feeder is None:
@@ -88,7 +126,12 @@ class LiveRun:
             # that are not yet in the log (a resuming page would get them twice).
             self._append(self._new_timeline())
 
+    def _stop(self, reason: str, message: str) -> None:
+        self._stopped = True
+        self.upstream.stop(reason, message)
+
     def end(self, t: float, reason: str, error: str | None) -> None:
+        self._take(self._last_read, self.redactor.flush())  # what was held back
         with self.cond:
             if self.feeder is None:
                 self.feeder = BodyFeeder(self.builder, None)
@@ -113,6 +156,7 @@ class LiveRun:
         raws = list_items([raw_row(r) for r in stream.raw[self._raw_sent :]])
         events = list_items([e.to_json() for e in stream.events[self._events_sent :]])
         self._raw_sent, self._events_sent = len(stream.raw), len(stream.events)
+        self._timeline_bytes += len(raws) + len(events)
         return Piece(raws=raws, events=events)
 
     def _publish(self, *pieces: Piece, finished: str | None = None) -> None:

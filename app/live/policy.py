@@ -1,4 +1,4 @@
-"""Where a live run may connect (SECURITY.md, "Upstream requests").
+"""Where a live run may connect (docs/live.md, "Secrets and network policy"; docs/security.md).
 
 When the server listens only on loopback, any upstream is allowed, localhost included: it is a
 local tool. When it listens on another interface (or runs with ``--public``), an upstream that

@@ -18,7 +18,8 @@ from ..domain.metrics import compute
 from ..domain.stream import Source
 from ..domain.timeline import TimelineBuilder
 from .policy import Policy
-from .recorder import Redactor, clean_body, public_source
+from .recorder import clean_body, public_source
+from .redact import Redactor
 from .upstream import RunRequest, UpstreamRun
 
 
@@ -35,6 +36,7 @@ class FileSink:
         self.feeder: BodyFeeder | None = None
         self.printed = 0
         self.reason = "error"
+        self.last_read = 0.0
         created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         source = public_source(request.url, self.redactor)
         out.write(
@@ -52,7 +54,12 @@ class FileSink:
         self.feeder = BodyFeeder(self.builder, content_type)
 
     def read(self, t: float, data: bytes) -> None:
-        data = self.redactor.bytes(data)
+        self.last_read = t
+        self._write(t, self.redactor.feed(data))  # what could start a secret waits
+
+    def _write(self, t: float, data: bytes) -> None:
+        if not data:
+            return
         self.out.write(read_line(t, data))
         self.out.flush()
         if self.feeder is None:
@@ -61,6 +68,7 @@ class FileSink:
         self._print_new()
 
     def end(self, t: float, reason: str, error: str | None) -> None:
+        self._write(self.last_read, self.redactor.flush())  # what was held back
         if self.feeder is None:
             self.feeder = BodyFeeder(self.builder, None)
         self.feeder.close(t)

@@ -1,9 +1,10 @@
 """Recording a live run in the timed capture format, into the capture store, as it streams.
 
-Credentials never reach the recording: the request's own key (and header values) are replaced
-wherever they appear, every read is swept for key-shaped strings, and headers are not recorded
-at all. Writes are batched (every quarter second or 64 KiB) so that a fast stream does not cost
-a transaction per read; the end always flushes.
+Credentials never reach the recording: what it is given has been redacted (``redact.py``: the
+request's own key and header values, and key-shaped strings, across read boundaries), and
+headers are not recorded at all. Writes are batched (every quarter second or 64 KiB) so that a
+fast stream does not cost a transaction per read; the end always flushes. When the capture is
+deleted while it streams, the recorder says so (``deleted``) and writes nothing more.
 """
 
 from __future__ import annotations
@@ -15,28 +16,13 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..captures.scrub import REDACTED, Redactions, scrub_url, sweep
+from ..captures.scrub import scrub_url
 from ..captures.timed import end_line, header_line, read_line, response_line
 from ..storage import CaptureStore, NewCapture
+from .redact import Redactor
 
 FLUSH_SECONDS = 0.25
 FLUSH_BYTES = 64 * 1024
-
-
-class Redactor:
-    def __init__(self, secrets: list[str]) -> None:
-        self._secrets = sorted({s.encode() for s in secrets if s}, key=len, reverse=True)
-        self.redactions = Redactions()
-
-    def bytes(self, data: bytes) -> bytes:
-        for secret in self._secrets:
-            if secret in data:
-                self.redactions["request credential"] += data.count(secret)
-                data = data.replace(secret, REDACTED.encode())
-        return sweep(data, self.redactions)
-
-    def text(self, value: str) -> str:
-        return self.bytes(value.encode()).decode(errors="replace")
 
 
 def public_source(url: str, redactor: Redactor) -> dict[str, Any]:
@@ -44,7 +30,7 @@ def public_source(url: str, redactor: Redactor) -> dict[str, Any]:
 
 
 def clean_body(body: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
-    return orjson.loads(redactor.bytes(orjson.dumps(body)))
+    return orjson.loads(redactor.whole(orjson.dumps(body)))
 
 
 class Recorder:
@@ -69,6 +55,8 @@ class Recorder:
         self._buffer: list[bytes] = []
         self._size = 0
         self._flushed = time.monotonic()
+        self.size = len(header)  # bytes recorded so far, for the run's size cap
+        self.deleted = False
 
     def response(self, t: float, status: int, content_type: str) -> None:
         self._add(response_line(t, status, content_type))
@@ -79,18 +67,28 @@ class Recorder:
     def end(self, t: float, reason: str, error: str | None) -> None:
         self._add(end_line(t, reason, self.redactor.text(error) if error else None))
         self.flush()
-        self.store.finish(self.capture_id, streams=1, fmt="timed")
+        if not self.deleted:
+            try:
+                self.store.finish(self.capture_id, streams=1, fmt="timed")
+            except KeyError:
+                self.deleted = True
 
     def _add(self, line: bytes) -> None:
+        if self.deleted:
+            return
         self._buffer.append(line)
         self._size += len(line)
+        self.size += len(line)
         if self._size >= FLUSH_BYTES or time.monotonic() - self._flushed >= FLUSH_SECONDS:
             self.flush()
 
     def flush(self) -> None:
-        if self._buffer:
-            self.store.append(self.capture_id, b"".join(self._buffer))
-            self._buffer, self._size = [], 0
+        if self._buffer and not self.deleted:
+            try:
+                self.store.append(self.capture_id, b"".join(self._buffer))
+            except KeyError:  # deleted by its owner while it streams
+                self.deleted = True
+        self._buffer, self._size = [], 0
         self._flushed = time.monotonic()
 
 

@@ -8,15 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-import orjson
-
 from ..storage import CaptureStore
-from .answers import error_message
 from .hub import LiveRun, Registry
-from .pinned import pinned_client
+from .keys import KeyBindings
+from .models import ModelLister
 from .policy import Policy, PolicyRefused
-from .recorder import Recorder, Redactor, run_title
+from .recorder import Recorder, run_title
+from .redact import Redactor
 from .upstream import RunRequest, Timeouts, UpstreamRun
 
 PRESETS = (
@@ -52,16 +50,21 @@ class LiveService:
         self.timeouts = timeouts
         self.settings = settings
         self.registry = Registry()
-        self.key_envs = tuple(v.strip() for v in settings["api_key_envs"].split(",") if v.strip())
+        self.keys = KeyBindings(settings["api_keys"])
+        self.lister = ModelLister(settings["models_timeout"], settings["max_concurrent_models"])
+        self.max_bytes = int(settings["max_live_mb"] * 1_000_000)
 
     # ------------------------------------------------------------------ requests
-    def api_key(self, config: dict[str, Any]) -> str | None:
+    def api_key(self, config: dict[str, Any], base_url: str) -> str | None:
+        """The key for this request. A server variable only for the upstream it is tied to:
+        checked before the variable is even read (keys.py)."""
         env = config.get("api_key_env")
         if env:
-            if env not in self.key_envs:
-                raise RunConfigError(
-                    f"{env} is not an allowed key variable (STREAMSCOPE_API_KEY_ENVS: {', '.join(self.key_envs) or 'none'})"
-                )
+            if not isinstance(env, str):
+                raise RunConfigError("api_key_env must be the name of a variable")
+            refused = self.keys.why_not(env, base_url)
+            if refused:
+                raise RunConfigError(refused)
             value = os.environ.get(env)
             if not value:
                 raise RunConfigError(f"the server has no {env} set")
@@ -97,7 +100,7 @@ class LiveService:
         return RunRequest(
             base_url=base_url,
             body={**body, "stream": True},
-            api_key=self.api_key(config),
+            api_key=self.api_key(config, base_url),
             headers=headers,
         )
 
@@ -107,7 +110,7 @@ class LiveService:
         redactor = Redactor(request.secrets())
         title = run_title(request.url, request.body)
         recorder = Recorder(self.store, redactor, url=request.url, body=request.body, title=title)
-        run = LiveRun(request, recorder, redactor, self.settings["stall_ms"])
+        run = LiveRun(request, recorder, redactor, self.settings["stall_ms"], self.max_bytes)
         upstream = UpstreamRun(request, run, self.policy, self.timeouts)
         run.upstream = upstream
         self.registry.add(run)
@@ -122,29 +125,17 @@ class LiveService:
         return Started(run, title)
 
     def models(self, config: dict[str, Any]) -> list[str]:
+        """The upstream's model ids (raises RunConfigError, or models.ModelsError/ModelsBusy)."""
         base_url = config.get("base_url")
         if not isinstance(base_url, str) or urlsplit(base_url).scheme not in ("http", "https"):
             raise RunConfigError("base_url must be an http(s) URL")
-        key = self.api_key(config)
+        key = self.api_key(config, base_url)
         parts = urlsplit(base_url)
         try:
-            address = self.policy.resolve(
-                parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
-            )
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            address = self.policy.resolve(parts.hostname or "", port)
+        except ValueError as exc:  # a port that is not a number, or out of range
+            raise RunConfigError(f"base_url: {exc}") from None
         except PolicyRefused as exc:
             raise RunConfigError(str(exc)) from None
-        client = pinned_client(base_url, address, 10.0, lambda _socket: None)
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        try:
-            with client:
-                response = client.get(base_url.rstrip("/") + "/models", headers=headers)
-        except httpx.HTTPError as exc:
-            raise RunConfigError(f"could not list models: {exc}") from None
-        if response.status_code != 200:
-            message = Redactor([key] if key else []).text(error_message(response.content[:4096]))
-            raise RunConfigError(f"HTTP {response.status_code} from {parts.netloc}: {message}")
-        try:
-            data = orjson.loads(response.content).get("data", [])
-        except (orjson.JSONDecodeError, AttributeError):
-            raise RunConfigError("the models answer is not the expected JSON") from None
-        return sorted(str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id"))
+        return self.lister.list(base_url, address, key)

@@ -18,7 +18,9 @@ offset in ms from the request start (monotonic clock), and exactly one end with 
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -29,10 +31,17 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
-from .answers import ERROR_BODY_CAP, describe_connect_error, error_message, parse_retry_after
+from .answers import (
+    ERROR_BODY_CAP,
+    Answer,
+    describe_connect_error,
+    is_html,
+    parse_retry_after,
+)
 from .pinned import pinned_client
 from .policy import Policy, PolicyRefused
 
+log = logging.getLogger("streamscope.live")
 MAX_ATTEMPTS = 3
 MAX_RETRY_WAIT = 30.0
 WATCH_INTERVAL = 0.05
@@ -75,6 +84,16 @@ class _Abort(Exception):
     pass
 
 
+def hang_up(sock: socket.socket) -> None:
+    """Stop the connection now: the shutdown wakes the reading thread, and when httpx then
+    closes the socket it resets the connection (linger 0) instead of closing it politely, which
+    an upstream that fills a zero receive window would never notice."""
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
 class UpstreamRun:
     def __init__(
         self,
@@ -101,8 +120,13 @@ class UpstreamRun:
 
     # ------------------------------------------------------------------ control
     def cancel(self) -> None:
+        self.stop("cancelled", "stopped by the user")
+
+    def stop(self, reason: str, message: str) -> None:
+        """End the run now, with this reason (the first stop wins): the socket is shut down,
+        a retry wait is cut short, and the sink's end says ``reason`` and ``message``."""
+        self._abort(reason, message)
         self._cancel.set()
-        self._abort("cancelled", "stopped by the user")
 
     def _ms(self) -> float:
         return round((self.clock() - self._start) * 1000, 3)
@@ -113,15 +137,14 @@ class UpstreamRun:
                 self._abort_reason = (reason, message)
             sock = self._socket
         if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+            hang_up(sock)
 
     def _keep_socket(self, sock: socket.socket) -> None:
         with self._lock:
             self._socket = sock
             aborted = self._abort_reason is not None
         if aborted:
-            sock.shutdown(socket.SHUT_RDWR)
+            hang_up(sock)
 
     def _watch(self) -> None:
         t = self.timeouts
@@ -150,6 +173,9 @@ class UpstreamRun:
             reason, message = self._attempts()
         except _Abort:
             reason, message = self._abort_reason or ("error", "aborted")
+        except Exception:  # a bug must not leave the run's viewers without an end
+            log.exception("live run failed")
+            reason, message = "error", "the server failed during the run; it has been logged"
         finally:
             self._done.set()
         self.sink.end(self._ms(), reason, message)
@@ -225,7 +251,7 @@ class UpstreamRun:
                     f"HTTP {status} from upstream: retrying in {retry:.1f} s (attempt {attempt + 1} of {MAX_ATTEMPTS})",
                 )
                 if self._cancel.wait(retry):
-                    return "cancelled", "stopped by the user"
+                    return self._aborted() or ("cancelled", "stopped by the user")
                 return None
             self._response_started = self.clock()  # the first-byte deadline starts now
             self.sink.response(self._ms(), status, content_type)
@@ -252,7 +278,8 @@ class UpstreamRun:
         self, response: httpx.Response, status: int, content_type: str
     ) -> tuple[str, str | None]:
         self.sink.status("streaming", f"HTTP {status}, {content_type or 'no content type'}")
-        received = bytearray() if status >= 400 else None
+        keep = status >= 400 or is_html(content_type, b"")
+        received = bytearray() if keep else None  # the start of an answer that is not a stream
         try:
             for chunk in response.iter_raw():
                 now = self.clock()
@@ -274,12 +301,9 @@ class UpstreamRun:
         if aborted:
             return aborted
         if received is not None:
-            if "text/html" in content_type.lower():
-                text = bytes(received).decode(errors="replace")[:300]
-                return "error", f"HTTP {status} from upstream, an HTML page, not a stream: {text}"
-            return "error", f"HTTP {status} from upstream: {error_message(bytes(received))}"
-        if "text/html" in content_type.lower():
-            return "error", f"the upstream answered with an HTML page (HTTP {status}), not a stream"
+            answer = Answer(status, content_type, bytes(received))
+            if status >= 400 or answer.html:
+                return "error", f"HTTP {status} from upstream: {answer.what('a stream')}"
         return "done", None
 
     def _aborted(self) -> tuple[str, str | None] | None:

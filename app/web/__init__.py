@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from flask import Flask
@@ -57,7 +58,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["streamscope.importer"] = Importer(
         store, limits, settings["max_concurrent_imports"]
     )
-    app.extensions["streamscope.live"] = live_service(store, settings)
+    app.extensions["streamscope.live"] = service = live_service(store, settings)
+    logs.protect(os.environ.get(variable) for variable in service.keys.variables)
     app.extensions["streamscope.admission"] = Admission(
         settings["ws_capacity"],
         settings["ws_per_client"],

@@ -13,6 +13,8 @@ from typing import Any
 
 from platformdirs import user_data_dir
 
+from ..live.keys import DEFAULT as API_KEYS_DEFAULT
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -52,9 +54,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("untimed_pace_ms", 40.0, "pace for captures without timing, ms per raw event"),
     Setting("capture_cache", 8, "parsed captures kept in memory"),
     Setting(
-        "api_key_envs",
-        "OPENAI_API_KEY,OPENROUTER_API_KEY,GROQ_API_KEY",
-        "server variables a live run may read its API key from",
+        "api_keys",
+        API_KEYS_DEFAULT,
+        "server variables a live run may take its API key from, each tied to the one base URL it may be sent to (VARIABLE=URL, comma-separated)",
     ),
     Setting(
         "upstream_allow", "", "hosts or networks a public server may still reach (comma-separated)"
@@ -65,6 +67,19 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("idle_timeout", 60.0, "live: seconds without data before giving up"),
     Setting("total_timeout", 900.0, "live: seconds a run may last"),
+    Setting(
+        "max_live_mb",
+        64,
+        "live: largest run, in MB (its recording plus its timeline in memory); past it the run stops, too_large",
+    ),
+    Setting(
+        "models_timeout",
+        15.0,
+        "live: seconds to list an upstream's models (connect, headers, body)",
+    ),
+    Setting(
+        "max_concurrent_models", 4, "live: model lists fetched at once; more get 503 busy at once"
+    ),
 )
 DEFAULTS = {s.name: s.default for s in SETTINGS}
 

@@ -102,9 +102,12 @@ class Follower:
 
 
 class Writer:
-    def __init__(self, run: LiveRun) -> None:
+    """Starts with its first follower already in its list: a writer that started empty could
+    see a run that has already ended, find no follower, and finish before anyone is added."""
+
+    def __init__(self, run: LiveRun, first: Follower) -> None:
         self.run = run
-        self.followers: list[Follower] = []
+        self.followers: list[Follower] = [first]
         self.closed = False
         self.thread = threading.Thread(
             target=self._loop, name=f"fanout-{run.capture_id[:6]}", daemon=True
@@ -167,5 +170,4 @@ def attach(run: LiveRun, follower: Follower) -> None:
     with _writers_lock:
         writer = getattr(run, "writer", None)
         if writer is None or not writer.add(follower):
-            writer = run.writer = Writer(run)
-            writer.add(follower)
+            run.writer = Writer(run, follower)

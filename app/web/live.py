@@ -4,19 +4,28 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
-from ..live.service import PRESETS, RunConfigError
-from .errors import BadRequest
+from ..live.models import ModelsBusy, ModelsError
+from ..live.service import PRESETS, LiveService, RunConfigError
+from .errors import BadRequest, Busy
 
 live = Blueprint("live", __name__)
 
 
+def _service() -> LiveService:
+    return current_app.extensions["streamscope.live"]
+
+
 @live.get("/live")
 def page() -> str:
-    service = current_app.extensions["streamscope.live"]
+    service = _service()
+    urls = service.keys.urls
+    # A preset offers its key variable only where the server ties that variable to its URL;
+    # choosing a variable pins the base URL to the one it is tied to (static/js/live.js).
+    presets = [(name, url, env if urls.get(env) == url else "") for name, url, env in PRESETS]
     return render_template(
         "live.html",
-        presets=PRESETS,
-        key_envs=service.key_envs,
+        presets=presets,
+        key_envs=list(urls.items()),
         title="Live: watch an endpoint stream",
         description="Point Streamscope at an OpenAI-compatible endpoint and watch the real stream.",
         source_kind="live",
@@ -34,6 +43,11 @@ def models() -> Response:
             'send JSON {"base_url": ..., "api_key" or "api_key_env": ...}', code="bad_request"
         )
     try:
-        return jsonify({"models": current_app.extensions["streamscope.live"].models(config)})
+        return jsonify({"models": _service().models(config)})
     except RunConfigError as exc:
         raise BadRequest(str(exc), code="bad_upstream") from None
+    except ModelsError as exc:
+        extra = {"upstream": exc.upstream} if exc.upstream is not None else {}
+        raise BadRequest(exc.message, code="bad_upstream", **extra) from None
+    except ModelsBusy as exc:
+        raise Busy(str(exc)) from None

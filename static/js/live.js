@@ -105,13 +105,24 @@ const page = mountPlayer(root, {
   },
 });
 
+// A key from the server goes only to the base URL the server ties it to: choosing one pins
+// the base URL (read-only) to that URL; "(none)" frees it again.
+function pinBaseUrl() {
+  const option = form.elements.api_key_env.selectedOptions[0];
+  const pinned = option?.dataset.baseUrl;
+  if (pinned) form.elements.base_url.value = pinned;
+  form.elements.base_url.readOnly = Boolean(pinned);
+}
+
 form.addEventListener("input", refresh);
 form.addEventListener("change", (event) => {
   if (event.target.name === "preset" && event.target.value) {
     form.elements.base_url.value = event.target.value;
     const env = event.target.selectedOptions[0].dataset.env;
-    if (env && [...form.elements.api_key_env.options].some((o) => o.value === env)) form.elements.api_key_env.value = env;
+    const offered = env && [...form.elements.api_key_env.options].some((o) => o.value === env);
+    form.elements.api_key_env.value = offered ? env : "";
   }
+  if (event.target.name === "preset" || event.target.name === "api_key_env") pinBaseUrl();
   refresh();
 });
 form.addEventListener("click", (event) => {
@@ -140,4 +151,5 @@ form.addEventListener("submit", (event) => {
 });
 
 restore();
+pinBaseUrl();
 refresh();

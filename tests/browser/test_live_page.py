@@ -107,3 +107,34 @@ def test_settings_are_remembered_but_never_the_key(page, server, fake):
     assert page.locator('input[name="temperature"]').input_value() == "0.7"
     assert page.get_by_test_id("live-api-key").input_value() == ""
     assert "sk-browser-canary" not in page.evaluate("JSON.stringify(localStorage)")
+
+
+def test_a_server_key_pins_its_base_url_and_runs_from_the_page(page, fake, tmp_path):
+    from ..live_server import LiveServer
+
+    key = "sk-page-server-key-0123456789abcdef"
+    env = {"PAGE_KEY": key, "STREAMSCOPE_API_KEYS": f"PAGE_KEY={fake.url}"}
+    server = LiveServer(tmp_path / "keyed", env=env).start()
+    try:
+        page.goto(server.url + "/live")
+        base_url = page.get_by_test_id("live-base-url")
+        base_url.fill("http://127.0.0.1:9/v1")
+        page.get_by_test_id("live-model").fill("slow:3")
+        page.get_by_test_id("live-key-env").select_option("PAGE_KEY")
+        assert base_url.input_value() == fake.url and base_url.evaluate("e => e.readOnly")
+        preview = page.get_by_test_id("live-preview").text_content()
+        assert "$PAGE_KEY" in preview and key not in preview
+        page.get_by_test_id("live-preset").select_option(label="vLLM (localhost:8000)")
+        assert page.get_by_test_id("live-key-env").input_value() == ""
+        assert not base_url.evaluate("e => e.readOnly")
+        assert base_url.input_value() == "http://localhost:8000/v1"
+        page.get_by_test_id("live-key-env").select_option("PAGE_KEY")
+        page.get_by_test_id("live-run").click()
+        wait_until(
+            page, "document.querySelector('#player').dataset.endReason === 'done'", timeout=15
+        )
+        assert "word0 word1 word2" in choice_texts(page)[0]
+        assert fake.requests[-1]["headers"]["authorization"] == f"Bearer {key}"
+        assert key not in page.content()
+    finally:
+        server.stop()

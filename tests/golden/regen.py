@@ -74,6 +74,7 @@ def machine(path: Path) -> dict[str, Any]:
         summary = summarize(stream)
         streams.append(
             {
+                "dialect": summary["dialect"],
                 "completion": plain(summary["completion"]),
                 "tool_calls": summary["tool_calls"],
                 "errors": [{"message": e["message"], "code": e["code"]} for e in summary["errors"]],

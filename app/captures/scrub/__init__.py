@@ -8,7 +8,8 @@ sweep (``text.py``) and one set of value scrubbers (``values.py``):
 * ``sse``, ``docs``, ``jsonl``, ``json``: the sweep, over the whole text;
 * ``har``: ``har.py`` (only event-stream entries, no headers or cookies, bodies decoded);
 * ``curl``: ``curl.py`` (secret headers in the HTTP heads, then the sweep);
-* ``timed``: ``timed.py`` (the header's fields, the reads swept as one text).
+* ``timed``: ``timed.py`` (the header's fields, the reads swept as one text);
+* ``eventstream``: ``eventstream.py`` (each frame's payload and headers, frames written again).
 
 ``scrub(data, fmt)`` gives the clean bytes and what was removed, or raises ``Unscrubbable``:
 what cannot be scrubbed is refused, never stored as it came.
@@ -21,15 +22,19 @@ from collections.abc import Callable
 from ..model import Capture
 from ..read import detect
 from .curl import scrub_curl
+from .eventstream import scrub_eventstream
 from .har import scrub_har
 from .redactions import REDACTED, Redactions, Unscrubbable
+from .rules import KEY_PATTERNS, SECRET_HEADERS
 from .text import sweep, sweep_pieces, sweep_str
 from .timed import scrub_timed
 from .values import scrub_form, scrub_json, scrub_url
 
 __all__ = [
+    "KEY_PATTERNS",
     "REDACTED",
     "SCRUBBERS",
+    "SECRET_HEADERS",
     "Redactions",
     "Unscrubbable",
     "scrub",
@@ -50,6 +55,7 @@ SCRUBBERS: dict[str, Scrubber] = {
     "har": scrub_har,
     "curl": scrub_curl,
     "timed": scrub_timed,
+    "eventstream": scrub_eventstream,
 }
 GZIP_MAGIC = b"\x1f\x8b"
 

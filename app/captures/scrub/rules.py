@@ -121,41 +121,58 @@ def name_pattern(names: tuple[tuple[str, ...], ...]) -> str:
 SECRET_ROOTS = name_pattern(tuple((word,) for word in sorted(SECRET_WORDS | PARAM_ONLY_WORDS)))
 
 
-def _key_shape(prefixes: tuple[str, ...], rest: str) -> tuple[re.Pattern[bytes], ...]:
-    """One pattern per literal prefix (a regular expression that starts with a literal is
-    searched for much faster), the prefix not preceded by a word character."""
-    return tuple(
-        re.compile(
-            re.escape(prefix).encode()
-            + rb"(?<![A-Za-z0-9_]"
-            + re.escape(prefix).encode()
-            + rb")"
-            + rest.encode()
-        )
-        for prefix in prefixes
-    )
+# Key shapes, one place: (kind, literal, what follows it, in any letter case). A literal never
+# follows a word character. A bearer token is separated by spaces or tabs only: "Bearer" at
+# the end of one SSE data line and a word on the next are no key in any view.
+KEYS: tuple[tuple[str, str, str, bool], ...] = (
+    ("bearer token", "Bearer", r"[ \t]+[A-Za-z0-9._~+/=\-]{8,}", True),
+    ("anthropic key", "sk-ant-", r"[A-Za-z0-9_\-]{8,}", False),
+    ("openai project key", "sk-proj-", r"[A-Za-z0-9_\-]{8,}", False),
+    ("api key (sk-)", "sk-", r"[A-Za-z0-9_\-]{16,}", False),
+    ("google api key", "AIza", r"[0-9A-Za-z_\-]{30,}", False),
+    ("google oauth token", "ya29", r"\.[0-9A-Za-z_\-]{20,}", False),
+    ("jwt", "eyJ", r"[A-Za-z0-9_\-]{6,}\.eyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}", False),
+    *(("github token", p, r"[A-Za-z0-9]{30,}", False) for p in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    ("github token", "github_pat_", r"[A-Za-z0-9_]{30,}", False),
+    ("hugging face token", "hf_", r"[A-Za-z0-9]{30,}", False),
+    ("groq key", "gsk_", r"[A-Za-z0-9]{30,}", False),
+    ("xai key", "xai-", r"[A-Za-z0-9]{30,}", False),
+    ("aws access key id", "AKIA", r"[0-9A-Z]{16}", False),
+    ("aws access key id", "ASIA", r"[0-9A-Z]{16}", False),
+    *(("slack token", p, r"[0-9A-Za-z\-]{10,}", False) for p in ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-")),
+)  # fmt: skip
+
+# The key shapes as plain regular expressions (``(?i)``, ``\b``, the literal, the rest): the
+# form app/live/redact.py reads to hold back the start of a key at a read boundary.
+KEY_PATTERNS: tuple[tuple[str, re.Pattern[bytes]], ...] = tuple(
+    (kind, re.compile((("(?i)" if any_case else "") + r"\b" + literal + rest).encode()))
+    for kind, literal, rest, any_case in KEYS
+)
 
 
-# Longer prefixes first: "sk-ant-..." is counted as an Anthropic key, not as "sk-...".
-KEY_SHAPES: tuple[tuple[str, tuple[re.Pattern[bytes], ...]], ...] = (
-    ("bearer token", _key_shape(("Bearer", "bearer", "BEARER"), r"[ \t]+[A-Za-z0-9._~+/=\-]{8,}")),
-    ("anthropic key", _key_shape(("sk-ant-",), r"[A-Za-z0-9_\-]{8,}")),
-    ("openai project key", _key_shape(("sk-proj-",), r"[A-Za-z0-9_\-]{8,}")),
-    ("api key (sk-)", _key_shape(("sk-",), r"[A-Za-z0-9_\-]{16,}")),
-    ("google api key", _key_shape(("AIza",), r"[0-9A-Za-z_\-]{30,}")),
-    ("google oauth token", _key_shape(("ya29.",), r"[0-9A-Za-z_\-]{20,}")),
-    (
-        "jwt",
-        _key_shape(("eyJ",), r"[A-Za-z0-9_\-]{6,}\.eyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}"),
-    ),
-    ("github token", _key_shape(("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9]{30,}")),
-    ("github token", _key_shape(("github_pat_",), r"[A-Za-z0-9_]{30,}")),
-    ("hugging face token", _key_shape(("hf_",), r"[A-Za-z0-9]{30,}")),
-    ("groq key", _key_shape(("gsk_",), r"[A-Za-z0-9]{30,}")),
-    ("xai key", _key_shape(("xai-",), r"[A-Za-z0-9]{30,}")),
-    ("aws access key id", _key_shape(("AKIA", "ASIA"), r"[0-9A-Z]{16}\b")),
-    (
-        "slack token",
-        _key_shape(("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"), r"[0-9A-Za-z\-]{10,}"),
-    ),
+def _fast(literal: str, rest: str, any_case: bool) -> re.Pattern[bytes]:
+    """The same shape, for the sweep: a pattern that starts with a literal is searched for
+    much faster than one that starts with ``\\b`` (a case-insensitive one keeps its form)."""
+    if any_case:
+        return re.compile(("(?i)\\b" + literal + rest).encode())
+    word = rf"(?<![A-Za-z0-9_]{re.escape(literal)})"
+    return re.compile((re.escape(literal) + word + rest).encode())
+
+
+FAST_KEY_PATTERNS: tuple[tuple[str, re.Pattern[bytes]], ...] = tuple(
+    (kind, _fast(literal, rest, any_case)) for kind, literal, rest, any_case in KEYS
+)
+
+# The best-known secret headers by name, for patterns built from names (the log filter,
+# app/web/logs.py); ``is_secret_header`` is the rule, and holds for each of them.
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "api-key",
+        "x-api-key",
+        "x-goog-api-key",
+        "cookie",
+        "set-cookie",
+    }
 )

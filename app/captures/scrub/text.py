@@ -21,7 +21,7 @@ from urllib.parse import unquote_plus
 
 from .redactions import REDACTED, Redactions
 from .rules import (
-    KEY_SHAPES,
+    FAST_KEY_PATTERNS,
     SECRET_ROOTS,
     TEXT_FIELDS,
     is_secret_header,
@@ -191,7 +191,7 @@ _FINDERS: tuple[Finder, ...] = (
     ),
 )
 _KEY_FINDERS: tuple[Finder, ...] = tuple(
-    _by_pattern(pattern, _key(kind)) for kind, patterns in KEY_SHAPES for pattern in patterns
+    _by_pattern(pattern, _key(kind)) for kind, pattern in FAST_KEY_PATTERNS
 )
 
 

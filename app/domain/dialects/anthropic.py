@@ -1,0 +1,326 @@
+"""Anthropic Messages streams (docs/dialects.md, "Anthropic Messages").
+
+SSE events whose ``type`` repeats the event name: ``message_start`` (the message with empty
+content and its first usage), ``content_block_start`` / ``_delta`` / ``_stop`` by block
+``index`` (text, thinking with its signature, redacted thinking, tool use, server tool use and
+its result blocks, MCP tool use, compaction), ``message_delta`` (stop reason and CUMULATIVE
+usage), ``message_stop``, ``ping`` anywhere, and ``error`` mid-stream (``overloaded_error``).
+Tool input arrives as ``partial_json`` text fragments (an empty fragment is real); it is
+checked as JSON when its block stops.
+
+The final object is the ``message`` the official SDK's accumulator builds, with two
+corrections where that accumulator is wrong (docs/dialects.md): MCP tool input and compaction
+summaries are accumulated, as the SDK's beta accumulator does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ..events import (
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Citation,
+    Done,
+    Event,
+    Extra,
+    Finish,
+    Meta,
+    Payload,
+    RawEvent,
+    ReasoningDelta,
+    Signature,
+    TextDelta,
+    ToolCallArgs,
+    ToolCallStart,
+    Usage,
+)
+from ..interpret import PayloadInterpreter
+from ..stream import Stream
+from .base import Counts, Dialect, counts
+
+NAME = "anthropic-messages"
+TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    }
+)
+TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+MESSAGE_DELTA_EXTRAS = ("stop_sequence", "stop_details", "container")
+
+
+@dataclass
+class _Block:
+    type: str
+    call: int | None = None
+    call_id: str | None = None
+    name: str | None = None
+    parts: list[str] = field(default_factory=list)
+    stopped: bool = False
+
+
+class AnthropicInterpreter(PayloadInterpreter):
+    dialect = NAME
+
+    def __init__(self, stream: Stream) -> None:
+        super().__init__(stream)
+        self._blocks: dict[int, _Block] = {}
+        self._calls = 0
+        self._started = False
+
+    def value(self, raw: RawEvent, value: Any) -> None:
+        if not isinstance(value, dict):
+            self.other(raw, value)
+            return
+        kind = value.get("type")
+        if kind == "error" or raw.event == "error":
+            error = value.get("error", value)
+            self.error(raw, error, code=error.get("type") if isinstance(error, dict) else None)
+            return
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            handler(self, raw, value)
+        elif kind == "ping":
+            self.add(Payload(category="ping", summary="keep-alive ping event", value=value), raw)
+        else:
+            self.other(raw, value)
+
+    def close(self) -> None:
+        for index, block in sorted(self._blocks.items()):
+            if not block.stopped:
+                self._end_tool(None, block)
+                self.note(None, "block_not_stopped", "warning", f"block {index} never stopped")
+        if not self.done and not self.errored and self._started:
+            self.note(None, "missing_message_stop", "info", "the stream ended without message_stop")
+
+    # ------------------------------------------------------------------ events
+    def _message_start(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        message = value.get("message")
+        if not isinstance(message, dict):
+            self.note(raw, "message_not_object", "error", "message_start without a message")
+            return
+        self._started = True
+        fields = {k: v for k, v in message.items() if k not in ("content", "usage")}
+        self.add(Meta(fields=fields), raw)
+        if isinstance(message.get("usage"), dict):
+            self.add(Usage(usage=message["usage"], source="message_start"), raw)
+
+    def _block_start(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        index, block = value.get("index"), value.get("content_block")
+        if not _is_index(index) or not isinstance(block, dict):
+            self.note(raw, "block_shape", "error", "content_block_start without index and block")
+            return
+        kind = str(block.get("type"))
+        state = self._blocks[index] = _Block(kind)
+        self.add(BlockStart(choice=0, block=index, type=kind, value=block), raw)
+        if kind in TOOL_BLOCKS:
+            state.call, state.call_id, state.name = self._calls, block.get("id"), block.get("name")
+            self._calls += 1
+            start = ToolCallStart(
+                choice=0, call=state.call, index=index, id=state.call_id, name=state.name, type=kind
+            )
+            self.add(start, raw)
+        elif kind == "text" and block.get("text"):
+            self._text(raw, index, str(block["text"]))
+        elif kind == "thinking" and block.get("thinking"):
+            self._thinking(raw, index, str(block["thinking"]))
+
+    def _block_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        index, delta = value.get("index"), value.get("delta")
+        state = self._blocks.get(index) if _is_index(index) else None
+        if state is None or not isinstance(delta, dict):
+            self.note(raw, "block_unknown", "error", f"a delta for block {index!r}, never started")
+            return
+        kind = delta.get("type")
+        if kind == "text_delta" and isinstance(delta.get("text"), str):
+            self._text(raw, index, delta["text"])
+        elif kind == "thinking_delta" and isinstance(delta.get("thinking"), str):
+            self._thinking(raw, index, delta["thinking"])
+        elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
+            self._input(raw, state, delta["partial_json"])
+        elif kind == "signature_delta" and isinstance(delta.get("signature"), str):
+            self.add(Signature(choice=0, block=index, signature=delta["signature"]), raw)
+        elif kind == "citations_delta" and "citation" in delta:
+            self.add(Citation(choice=0, block=index, value=delta["citation"]), raw)
+        elif kind == "compaction_delta" and isinstance(delta.get("content"), str):
+            self.add(BlockDelta(choice=0, block=index, field="content", text=delta["content"]), raw)
+        else:
+            self.note(raw, "unknown_delta", "info", f"a delta of type {kind!r}; kept as an extra")
+            self.add(Extra(scope="delta", choice=0, fields={"delta": delta}), raw)
+
+    def _block_stop(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        index = value.get("index")
+        state = self._blocks.get(index) if _is_index(index) else None
+        if state is None:
+            self.note(raw, "block_unknown", "error", f"block {index!r} stops but never started")
+            return
+        state.stopped = True
+        self._end_tool(raw, state)
+        self.add(BlockStop(choice=0, block=index), raw)
+
+    def _message_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        delta = value.get("delta") if isinstance(value.get("delta"), dict) else {}
+        extras = {k: delta[k] for k in MESSAGE_DELTA_EXTRAS if k in delta}
+        if extras:
+            self.add(Extra(scope="chunk", choice=None, fields=extras), raw)
+        if delta.get("stop_reason") is not None:
+            self.add(Finish(choice=0, reason=str(delta["stop_reason"])), raw)
+        if isinstance(value.get("usage"), dict):
+            self.add(Usage(usage=value["usage"], source="message_delta"), raw)
+
+    def _message_stop(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        self.done = True
+        self.add(Done(), raw)
+
+    # ------------------------------------------------------------------ helpers
+    def _text(self, raw: RawEvent, index: int, text: str) -> None:
+        raw.choices = raw.output = True
+        self.add(TextDelta(choice=0, text=text, block=index), raw)
+
+    def _thinking(self, raw: RawEvent, index: int, text: str) -> None:
+        raw.choices = raw.reasoning = True
+        self.add(ReasoningDelta(choice=0, text=text, field="thinking", block=index), raw)
+
+    def _input(self, raw: RawEvent, state: _Block, fragment: str) -> None:
+        if state.call is None:
+            self.note(raw, "input_not_tool", "warning", f"tool input for a {state.type} block")
+            return
+        raw.choices = raw.output = True
+        state.parts.append(fragment)
+        self.add(ToolCallArgs(choice=0, call=state.call, text=fragment), raw)
+
+    def _end_tool(self, raw: RawEvent | None, state: _Block) -> None:
+        if state.call is None:
+            return
+        self.end_call(
+            raw,
+            choice=0,
+            call=state.call,
+            call_id=state.call_id,
+            name=state.name,
+            arguments="".join(state.parts),
+        )
+        state.call = None  # ended once
+
+
+_HANDLERS = {
+    "message_start": AnthropicInterpreter._message_start,
+    "content_block_start": AnthropicInterpreter._block_start,
+    "content_block_delta": AnthropicInterpreter._block_delta,
+    "content_block_stop": AnthropicInterpreter._block_stop,
+    "message_delta": AnthropicInterpreter._message_delta,
+    "message_stop": AnthropicInterpreter._message_stop,
+}
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+# ---------------------------------------------------------------------- the final message
+def assemble(events: list[Event]) -> dict[str, Any]:
+    """The ``message`` as the SDK accumulates it: message_start's message, blocks in index
+    order with their text, thinking, signature, citations and parsed tool input, the last
+    stop reason, and usage overwritten by message_delta's cumulative counts."""
+    message: dict[str, Any] = {"type": "message", "role": "assistant", "content": []}
+    blocks: dict[int, dict[str, Any]] = {}
+    inputs: dict[int, list[str]] = {}
+    calls: dict[int, int] = {}  # call number -> block
+    usage: dict[str, Any] = {}
+    for event in events:
+        if isinstance(event, Meta):
+            message.update(event.fields)
+        elif isinstance(event, BlockStart):
+            blocks[event.block] = dict(event.value) if isinstance(event.value, dict) else {}
+        elif isinstance(event, ToolCallStart) and event.index is not None:
+            calls[event.call] = event.index
+        elif isinstance(event, TextDelta) and event.block in blocks:
+            _append(blocks[event.block], "text", event.text)
+        elif isinstance(event, ReasoningDelta) and event.block in blocks:
+            _append(blocks[event.block], "thinking", event.text)
+        elif isinstance(event, BlockDelta) and event.block in blocks:
+            _append(blocks[event.block], event.field, event.text)
+        elif isinstance(event, ToolCallArgs) and event.call in calls:
+            inputs.setdefault(calls[event.call], []).append(event.text)
+        elif isinstance(event, Signature) and event.block in blocks:
+            blocks[event.block]["signature"] = event.signature
+        elif isinstance(event, Citation) and event.block in blocks:
+            target = blocks[event.block]
+            target["citations"] = [*(target.get("citations") or []), event.value]
+        elif isinstance(event, Finish):
+            message["stop_reason"] = event.reason
+        elif isinstance(event, Extra) and event.scope == "chunk":
+            message.update(event.fields)
+        elif isinstance(event, Usage):
+            usage = _merge_usage(usage, event)
+    for index, parts in inputs.items():
+        text = "".join(parts)
+        # Input that is not JSON stays as the block opened it; its tool_end says where it breaks.
+        with contextlib.suppress(orjson.JSONDecodeError):
+            if text:
+                blocks[index]["input"] = orjson.loads(text)
+    message["content"] = [blocks[i] for i in sorted(blocks)]
+    message.setdefault("stop_reason", None)
+    message.setdefault("stop_sequence", None)
+    message["usage"] = usage or None
+    return message
+
+
+def _append(block: dict[str, Any], key: str, text: str) -> None:
+    old = block.get(key)
+    block[key] = (old if isinstance(old, str) else "") + text
+
+
+def _merge_usage(usage: dict[str, Any], event: Usage) -> dict[str, Any]:
+    """message_start's usage, then message_delta's cumulative counts overwrite it; a count a
+    delta leaves out (or sends as null) keeps its earlier value."""
+    if event.source == "message_start" or not usage:
+        return dict(event.usage)
+    merged = dict(usage)
+    merged.update({k: v for k, v in event.usage.items() if v is not None})
+    return merged
+
+
+# ---------------------------------------------------------------------- registration
+def sniff(event: str | None, value: dict[str, Any]) -> str | None:
+    kind = value.get("type")
+    if kind in TYPES:
+        return f"type {kind}"
+    return None
+
+
+def usage_counts(usage: dict[str, Any]) -> Counts:
+    return counts(
+        usage.get("input_tokens"),
+        usage.get("output_tokens"),
+        cached=usage.get("cache_read_input_tokens"),
+    )
+
+
+ANTHROPIC = Dialect(
+    name=NAME,
+    title="Anthropic Messages",
+    interpreter=AnthropicInterpreter,
+    sniff=sniff,
+    assemble=assemble,
+    usage_counts=usage_counts,
+    final_usage=lambda message: message.get("usage"),
+    output_field="usage.output_tokens",
+    usage_help={
+        "input_tokens": "prompt tokens not read from or written to the cache",
+        "cache_creation_input_tokens": "prompt tokens written to the cache",
+        "cache_read_input_tokens": "prompt tokens read from the cache",
+        "output_tokens": "tokens generated (cumulative in message_delta)",
+        "server_tool_use": "server tool calls made (web searches, ...)",
+    },
+)

@@ -1,0 +1,209 @@
+"""OpenAI chat completions (``chat.completion.chunk`` streams), the dialect most servers speak.
+
+Assembly rules in docs/assembly.md: choices by index, tool calls routed by index with the
+fallbacks for servers that send none, provider extras kept, payloads that are not chunks
+classified, errors inside the stream kept with everything before them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..assemble import assemble
+from ..chunks import ChoiceReader
+from ..events import Extra, Meta, Payload, RawEvent, Usage
+from ..interpret import PayloadInterpreter
+from ..payloads import classify
+from ..stream import Stream
+from ..toolcalls import ChoiceToolCalls
+from .base import Counts, Dialect, counts, nested
+
+KNOWN_CHUNK_KEYS = frozenset(
+    {"id", "object", "created", "model", "system_fingerprint", "choices", "usage", "service_tier"}
+)
+META_KEYS = ("id", "object", "created", "model", "system_fingerprint", "service_tier")
+NAME = "chat-completions"
+
+
+class ChatInterpreter(PayloadInterpreter):
+    dialect = NAME
+
+    def __init__(self, stream: Stream) -> None:
+        super().__init__(stream)
+        self._choices: dict[int, ChoiceReader] = {}
+        self._meta: dict[str, Any] = {}
+        self._extras: dict[str, Any] = {}
+        self._usage: Any = None
+        self._first_id: str | None = None
+        self._id_changes = 0
+
+    def value(self, raw: RawEvent, value: Any) -> None:
+        if raw.event == "error" or (isinstance(value, dict) and "error" in value):
+            self.error(raw, value.get("error", value) if isinstance(value, dict) else value)
+            if not (isinstance(value, dict) and "choices" in value):
+                return
+        if isinstance(value, dict):
+            self._object(raw, value)
+        else:
+            self.other(raw, value)
+
+    def close(self) -> None:
+        """Close open tool calls and say what was missing."""
+        for choice, reader in sorted(self._choices.items()):
+            self.end_calls(choice, reader.tools, None)
+        if not self.done and not self.errored and self._choices:
+            self.note(None, "missing_done", "info", "the stream ended without data: [DONE]")
+        if not self._choices and not self._meta and any(r.kind == "event" for r in self.stream.raw):
+            self.note(
+                None,
+                "no_chunks",
+                "warning",
+                "no chat completion chunk in this stream: nothing to assemble (see its payloads)",
+            )
+        if self._id_changes:
+            self.note(
+                None,
+                "id_changed",
+                "info",
+                f"the chunk id changed {self._id_changes} times (first {self._first_id!r}): "
+                "several responses in one stream, or a server that numbers chunks",
+            )
+
+    def end_calls(self, choice: int, tools: ChoiceToolCalls, raw: RawEvent | None) -> None:
+        for state in tools.open_calls():
+            state.ended = True
+            self.end_call(
+                raw,
+                choice=choice,
+                call=state.call,
+                call_id=state.id,
+                name=state.name,
+                arguments=state.arguments,
+            )
+
+    # ------------------------------------------------------------------ chunks
+    def _object(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        kind = value.get("object")
+        is_chunk = "choices" in value or kind == "chat.completion.chunk"
+        if not is_chunk:
+            self.other(raw, value)
+            return
+        special = kind not in ("chat.completion.chunk", None) or (
+            "moderation" in value or "prompt_filter_results" in value
+        )
+        if special:
+            category, summary = classify(value)
+            self.add(Payload(category=category, summary=summary, value=value), raw)
+        self._chunk(raw, value, extras=not special)
+
+    def _chunk(self, raw: RawEvent, chunk: dict[str, Any], extras: bool) -> None:
+        self._check_meta(raw, chunk)
+        if extras and not KNOWN_CHUNK_KEYS.issuperset(chunk):
+            self._chunk_extras(raw, chunk)
+        usage = chunk.get("usage")
+        if usage is not None and usage != self._usage:
+            if isinstance(usage, dict):
+                self._usage = usage
+                self.add(Usage(usage=usage), raw)
+            else:
+                self.note(raw, "usage_not_object", "warning", "usage is not a JSON object; ignored")
+        choices = chunk.get("choices")
+        if not choices:
+            if choices is not None and not isinstance(choices, list):
+                self.note(raw, "choices_not_list", "error", "choices is not a list; ignored")
+            return
+        if not isinstance(choices, list):
+            self.note(raw, "choices_not_list", "error", "choices is not a list; ignored")
+            return
+        raw.choices = True
+        for choice in choices:
+            self._choice(raw, choice)
+
+    def _choice(self, raw: RawEvent, choice: Any) -> None:
+        if not isinstance(choice, dict):
+            self.note(raw, "choice_not_object", "error", "a choice is not a JSON object; ignored")
+            return
+        index = choice.get("index", 0)
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            self.note(raw, "choice_index_invalid", "error", f"choice index {index!r} is not valid")
+            return
+        reader = self._choices.get(index)
+        if reader is None:
+            reader = self._choices[index] = ChoiceReader(index, self)
+        reader.read(raw, choice)
+
+    def _check_meta(self, raw: RawEvent, chunk: dict[str, Any]) -> None:
+        chunk_id = chunk.get("id")
+        if chunk_id:
+            if self._first_id is None:
+                self._first_id = chunk_id
+            elif chunk_id != self._meta.get("id"):
+                self._id_changes += 1
+        meta = self._meta
+        if not meta:
+            fields = {k: chunk[k] for k in META_KEYS if chunk.get(k) not in (None, "")}
+            if fields.get("id") or fields.get("model"):
+                meta.update(fields)
+                self.add(Meta(fields=fields), raw)
+            return
+        if chunk_id:
+            meta["id"] = chunk_id
+        changed = {
+            k: chunk[k]
+            for k in ("model", "system_fingerprint")
+            if chunk.get(k) not in (None, "") and chunk.get(k) != meta.get(k)
+        }
+        if changed:
+            meta.update(changed)
+            self.add(Meta(fields=changed), raw)
+
+    def _chunk_extras(self, raw: RawEvent, chunk: dict[str, Any]) -> None:
+        changed = {
+            k: v
+            for k, v in chunk.items()
+            if k not in KNOWN_CHUNK_KEYS and self._extras.get(k, _UNSET) != v
+        }
+        if changed:
+            self._extras.update(changed)
+            self.add(Extra(scope="chunk", choice=None, fields=changed), raw)
+            groq = changed.get("x_groq")
+            if isinstance(groq, dict) and isinstance(groq.get("usage"), dict):
+                self.add(Usage(usage=groq["usage"], source="x_groq.usage"), raw)
+
+
+_UNSET = object()
+
+
+def sniff(event: str | None, value: dict[str, Any]) -> str | None:
+    kind = value.get("object")
+    if kind in ("chat.completion.chunk", "chat.completion"):
+        return f"object {kind}"
+    if "choices" in value:  # completions (choices with text) are recognised before this
+        return "a choices field"
+    return None
+
+
+def usage_counts(usage: dict[str, Any]) -> Counts:
+    return counts(
+        usage.get("prompt_tokens"),
+        usage.get("completion_tokens"),
+        nested(usage, "completion_tokens_details", "reasoning_tokens"),
+        nested(usage, "prompt_tokens_details", "cached_tokens"),
+    )
+
+
+CHAT = Dialect(
+    name=NAME,
+    title="OpenAI chat completions",
+    interpreter=ChatInterpreter,
+    sniff=sniff,
+    assemble=assemble,
+    usage_counts=usage_counts,
+    final_usage=lambda completion: completion.get("usage"),
+    output_field="usage.completion_tokens",
+    usage_help={
+        "prompt_tokens": "tokens in the prompt",
+        "completion_tokens": "tokens generated (reasoning included)",
+        "total_tokens": "prompt plus completion, as the server counts them",
+    },
+)

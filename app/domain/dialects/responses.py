@@ -1,0 +1,379 @@
+"""OpenAI Responses streams (docs/dialects.md, "OpenAI Responses").
+
+SSE events whose ``type`` says what they are, most with a ``sequence_number``: snapshots of the
+whole response (``response.created`` / ``queued`` / ``in_progress``, and the final
+``response.completed`` / ``incomplete`` / ``failed`` with usage), output items by
+``output_index`` (``output_item.added`` / ``done``: messages, reasoning, function calls, web
+search, file search, code interpreter, MCP calls, ...), and the deltas inside them (output text
+with its logprobs, refusal, function and MCP call arguments, reasoning summary and reasoning
+text, code, annotations). ``error`` can come mid-stream, before ``response.failed``.
+
+A background response resumed with ``starting_after`` starts mid-stream, without
+``response.created``: its items are read from whatever event first names them. Gaps in
+``sequence_number`` are said. The final object (``responses_final.py``) is the last snapshot
+as the SDK's ``get_final_response()`` gives it, or the response rebuilt from the timeline when
+no final snapshot came.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..events import (
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Citation,
+    Extra,
+    Finish,
+    Logprobs,
+    Meta,
+    Payload,
+    RawEvent,
+    Snapshot,
+    Usage,
+)
+from ..stream import Stream
+from .base import Counts, Dialect, counts, nested
+from .responses_final import assemble
+from .responses_output import Item, OutputReader, agrees, index_of
+from .responses_types import (
+    BLOCK_TEXT,
+    DONE_TEXT,
+    META_KEYS,
+    PROGRESS,
+    SNAPSHOTS,
+    TERMINAL,
+    TOOL_ITEMS,
+    TYPES,
+)
+
+NAME = "openai-responses"
+
+
+class ResponsesInterpreter(OutputReader):
+    dialect = NAME
+
+    def __init__(self, stream: Stream) -> None:
+        super().__init__(stream)
+        self._seq: int | None = None
+        self._meta: dict[str, Any] = {}
+        self._usage: Any = None
+        self._started = False
+        self._ended = False
+
+    def value(self, raw: RawEvent, value: Any) -> None:
+        if not isinstance(value, dict):
+            self.other(raw, value)
+            return
+        seq = value.get("sequence_number")
+        if type(seq) is int:
+            if self._seq is not None and seq != self._seq + 1:
+                self._gap(raw, self._seq, seq)
+            self._seq = seq
+        kind = value.get("type")
+        if not isinstance(kind, str):
+            if raw.event == "error" or "error" in value:
+                self._error(raw, value)
+            else:
+                self.other(raw, value)
+            return
+        if not self._started and kind in TYPES:
+            self._started = True
+            if kind != "response.created":
+                self.note(
+                    raw,
+                    "stream_resumed",
+                    "info",
+                    f"the stream starts at {kind} without response.created: a background "
+                    "response resumed mid-stream (starting_after); read from here",
+                )
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, raw, value)
+        elif kind == "error" or raw.event == "error":
+            self._error(raw, value)
+        elif kind in PROGRESS:
+            self._progress(raw, value)
+        elif kind in ("keepalive", "ping"):
+            self.add(Payload(category="ping", summary=f"keep-alive {kind} event", value=value), raw)
+        elif kind.startswith("response."):
+            self.note(raw, "unknown_event", "info", f"an event of type {kind!r} not known here")
+            self.add(
+                Payload(category="unknown", summary=f"Responses event {kind}", value=value), raw
+            )
+        else:
+            self.other(raw, value)
+
+    def close(self) -> None:
+        for index, item in sorted(self._items.items()):
+            self._end(None, item)
+            if not item.done and not self._ended:
+                self.note(
+                    None, "item_not_done", "warning", f"output {index} ({item.type}) never done"
+                )
+        if self._started and not self._ended and not self.errored:
+            self.note(
+                None,
+                "missing_terminal",
+                "info",
+                "the stream ended without response.completed, response.incomplete or "
+                "response.failed: the response is rebuilt from its events",
+            )
+
+    def _error(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        """The nested ``error`` object OpenAI sends, or the flat shape the API documents."""
+        error = value.get("error")
+        self.error(raw, error if isinstance(error, dict) else value)
+
+    # ------------------------------------------------------------------ the whole response
+    def _snapshot(self, raw: RawEvent, value: dict[str, Any]) -> dict[str, Any] | None:
+        response = value.get("response")
+        if not isinstance(response, dict):
+            self.note(raw, "response_not_object", "error", f"{value['type']} without a response")
+            return None
+        status = response.get("status")
+        self.add(Snapshot(status=status if isinstance(status, str) else None, value=response), raw)
+        changed = {
+            k: response[k]
+            for k in META_KEYS
+            if response.get(k) is not None and response[k] != self._meta.get(k)
+        }
+        if changed:
+            self._meta.update(changed)
+            self.add(Meta(fields=changed), raw)
+        usage = response.get("usage")
+        if isinstance(usage, dict) and usage != self._usage:
+            self._usage = usage
+            self.add(Usage(usage=usage, source=value["type"]), raw)
+        return response
+
+    def _lifecycle(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        self._snapshot(raw, value)
+
+    def _terminal(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        response = self._snapshot(raw, value)
+        if response is None:
+            return
+        extras = {k: response[k] for k in ("incomplete_details", "error") if response.get(k)}
+        if extras:
+            self.add(Extra(scope="chunk", choice=None, fields=extras), raw)
+        if isinstance(response.get("error"), dict) and not self.errored:
+            self.error(raw, response["error"])
+        for item in self._items.values():
+            self._end(raw, item)
+        status = response.get("status")
+        reason = status if isinstance(status, str) and status else TERMINAL[value["type"]]
+        self.add(Finish(choice=0, reason=reason), raw)
+        self._ended = True
+
+    # ------------------------------------------------------------------ output items
+    def _item_added(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        index, item = index_of(value.get("output_index")), value.get("item")
+        if index is None or not isinstance(item, dict):
+            self.note(raw, "item_shape", "error", "an output item event without output_index/item")
+            return
+        kind = str(item.get("type"))
+        if index in self._items:
+            self.note(raw, "item_repeated", "warning", f"output {index} was added again")
+        state = self._items[index] = Item(kind)
+        self.add(BlockStart(choice=0, block=index, type=kind, value=item), raw)
+        if kind in TOOL_ITEMS:
+            self._start_call(raw, index, state, item)
+            if isinstance(item.get("arguments"), str) and item["arguments"]:
+                self._args(raw, state, item["arguments"])
+        elif kind == "message" and isinstance(item.get("content"), list):
+            for part_index, part in enumerate(item["content"]):
+                self._part_text(raw, index, part_index, part)
+
+    def _item_done(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        index, item = index_of(value.get("output_index")), value.get("item")
+        if index is None or not isinstance(item, dict):
+            self.note(raw, "item_shape", "error", "an output item event without output_index/item")
+            return
+        kind = str(item.get("type"))
+        state = self._items.get(index) or self._implicit(raw, index, kind, item)
+        if state.type != kind:
+            self.note(raw, "item_changed", "warning", f"output {index} opened as {state.type}")
+        if state.call is not None and not state.ended:
+            call_id, name = item.get(TOOL_ITEMS.get(kind, "id")), item.get("name")
+            if (call_id, name) != (state.call_id, state.name) and call_id and name:
+                state.call_id, state.name = call_id, name
+                self._announce(raw, index, state)
+            if not state.args and isinstance(item.get("arguments"), str) and item["arguments"]:
+                self._args(raw, state, item["arguments"])
+            self._end(raw, state)
+        state.done = True
+        self.add(BlockStop(choice=0, block=index, value=item), raw)
+
+    def _part_added(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        part = value.get("part")
+        kind = part.get("type") if isinstance(part, dict) else None
+        index = self._output(raw, value, "reasoning" if kind == "reasoning_text" else "message")
+        part_index = index_of(value.get("content_index"))
+        if index is not None and part_index is not None:
+            self._part_text(raw, index, part_index, part)
+
+    def _summary_part_added(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        index = self._output(raw, value, "reasoning")
+        part_index = index_of(value.get("summary_index"))
+        if index is None or part_index is None:
+            return
+        part = value.get("part")
+        self._break(raw, index, "summary_text")
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            self._reasoning(raw, index, "summary_text", part_index, part["text"])
+
+    def _part_text(self, raw: RawEvent, index: int, part_index: int, part: Any) -> None:
+        """A content part as opened (or a message item's parts): the text it already holds."""
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "output_text" and isinstance(part.get("text"), str):
+            self._text(raw, index, part_index, part["text"])
+        elif kind == "refusal" and isinstance(part.get("refusal"), str):
+            self._refusal(raw, index, part_index, part["refusal"])
+        elif kind == "reasoning_text":
+            self._break(raw, index, "reasoning_text")
+            if isinstance(part.get("text"), str):
+                self._reasoning(raw, index, "reasoning_text", part_index, part["text"])
+
+    # ------------------------------------------------------------------ deltas
+    def _text_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        delta = self._delta(raw, value, "message")
+        if delta is None:
+            return
+        index, part_index, text = delta
+        self._text(raw, index, part_index, text)
+        logprobs = value.get("logprobs")
+        if logprobs:
+            if isinstance(logprobs, list):
+                entries = orjson.dumps(logprobs)[1:-1]
+                self.add(
+                    Logprobs(choice=0, field="content", count=len(logprobs), entries=entries), raw
+                )
+            else:
+                self.note(raw, "logprobs_shape", "warning", "logprobs is not a list; ignored")
+
+    def _refusal_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        delta = self._delta(raw, value, "message")
+        if delta is not None:
+            self._refusal(raw, *delta)
+
+    def _summary_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        delta = self._delta(raw, value, "reasoning", "summary_index")
+        if delta is not None:
+            index, part_index, text = delta
+            self._reasoning(raw, index, "summary_text", part_index, text)
+
+    def _reasoning_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        delta = self._delta(raw, value, "reasoning")
+        if delta is not None:
+            index, part_index, text = delta
+            self._reasoning(raw, index, "reasoning_text", part_index, text)
+
+    def _block_text(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        item_type, name = BLOCK_TEXT[value["type"]]
+        delta = self._delta(raw, value, item_type)
+        if delta is not None and delta[2]:
+            index, _, text = delta
+            self._keep(index, name, 0, text)
+            self.add(BlockDelta(choice=0, block=index, field=name, text=text), raw)
+
+    def _args_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        state, delta = self._tool(raw, value), value.get("delta")
+        if state is None:
+            return
+        if not isinstance(delta, str):
+            self.note(raw, "delta_shape", "error", f"{value['type']} without a text delta")
+        elif delta:
+            self._args(raw, state, delta)
+
+    def _args_done(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        state, sent = self._tool(raw, value), value.get("arguments")
+        if state is None:
+            return
+        if isinstance(sent, str):
+            if not state.args and sent:
+                self._args(raw, state, sent)
+            elif not agrees(sent, state.args, state.resumed):
+                self._mismatch(raw, value, "arguments")
+        if state.call_id is not None:  # else its item's done names the call, then ends it
+            self._end(raw, state)
+
+    def _annotation(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        index = self._output(raw, value, "message")
+        if index is not None:
+            self.add(Citation(choice=0, block=index, value=value.get("annotation")), raw)
+
+    def _progress(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        category, label = PROGRESS[value["type"]]
+        where = value.get("output_index")
+        summary = f"{label} (output {where})" if where is not None else label
+        self.add(Payload(category=category, summary=summary, value=value), raw)
+
+    def _gap(self, raw: RawEvent, last: int, seq: int) -> None:
+        if seq > last + 1:
+            missing = seq - last - 1
+            message = f"sequence_number jumps from {last} to {seq}: {missing} event(s) missing"
+        else:
+            message = f"sequence_number {seq} after {last}: repeated or out of order"
+        self.note(raw, "sequence_gap", "warning", message)
+
+
+_HANDLERS = {
+    **dict.fromkeys(SNAPSHOTS, ResponsesInterpreter._lifecycle),
+    **dict.fromkeys(TERMINAL, ResponsesInterpreter._terminal),
+    **dict.fromkeys(BLOCK_TEXT, ResponsesInterpreter._block_text),
+    **dict.fromkeys(DONE_TEXT, OutputReader.text_done),
+    "response.output_item.added": ResponsesInterpreter._item_added,
+    "response.output_item.done": ResponsesInterpreter._item_done,
+    "response.content_part.added": ResponsesInterpreter._part_added,
+    "response.reasoning_summary_part.added": ResponsesInterpreter._summary_part_added,
+    "response.output_text.delta": ResponsesInterpreter._text_delta,
+    "response.refusal.delta": ResponsesInterpreter._refusal_delta,
+    "response.reasoning_summary_text.delta": ResponsesInterpreter._summary_delta,
+    "response.reasoning_text.delta": ResponsesInterpreter._reasoning_delta,
+    "response.function_call_arguments.delta": ResponsesInterpreter._args_delta,
+    "response.function_call_arguments.done": ResponsesInterpreter._args_done,
+    "response.mcp_call_arguments.delta": ResponsesInterpreter._args_delta,
+    "response.mcp_call_arguments.done": ResponsesInterpreter._args_done,
+    "response.output_text.annotation.added": ResponsesInterpreter._annotation,
+    # Part ends carry nothing the deltas and the item's done did not.
+    "response.content_part.done": lambda self, raw, value: None,
+    "response.reasoning_summary_part.done": lambda self, raw, value: None,
+}
+
+
+# ---------------------------------------------------------------------- registration
+def sniff(event: str | None, value: dict[str, Any]) -> str | None:
+    kind = value.get("type")
+    return f"type {kind}" if isinstance(kind, str) and kind in TYPES else None
+
+
+def usage_counts(usage: dict[str, Any]) -> Counts:
+    return counts(
+        usage.get("input_tokens"),
+        usage.get("output_tokens"),
+        nested(usage, "output_tokens_details", "reasoning_tokens"),
+        nested(usage, "input_tokens_details", "cached_tokens"),
+    )
+
+
+RESPONSES = Dialect(
+    name=NAME,
+    title="OpenAI Responses",
+    interpreter=ResponsesInterpreter,
+    sniff=sniff,
+    assemble=assemble,
+    usage_counts=usage_counts,
+    final_usage=lambda response: response.get("usage"),
+    output_field="usage.output_tokens",
+    usage_help={
+        "input_tokens": "tokens in the input (instructions, conversation, tool definitions)",
+        "input_tokens_details": "cached_tokens: input tokens read from the prompt cache",
+        "output_tokens": "tokens generated (reasoning included)",
+        "output_tokens_details": "reasoning_tokens: tokens spent reasoning, not shown",
+        "total_tokens": "input plus output",
+    },
+)

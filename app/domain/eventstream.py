@@ -1,0 +1,255 @@
+"""Incremental decoder of AWS event-stream binary frames (``application/vnd.amazon.eventstream``,
+docs/formats.md, "eventstream"), bytes in.
+
+A frame (AWS calls it a message) is, big-endian::
+
+    total length (4) | headers length (4) | prelude CRC32 (4) | headers | payload | message CRC32 (4)
+
+The prelude CRC covers the first 8 bytes, the message CRC everything before it. A header is a
+name length (1), the name (UTF-8), a type byte and a value: 0 true and 1 false (no value), 2
+byte, 3 short, 4 int, 5 long (signed), 6 bytes and 7 string (each after a 2-byte length), 8
+timestamp (milliseconds since the epoch, 8 bytes), 9 UUID (16 bytes).
+
+Pure and incremental like the SSE decoder: feed network reads in any split, get back what each
+read completed, in byte order: ``Frame`` s and ``Diagnostic`` s. It never raises on bad input.
+A bad message CRC drops that frame (the prelude vouches for its length, so the next frame is
+found); a bad prelude CRC means no length after it can be trusted, so the decoder says so and
+reads nothing more of that input; a frame over the size cap is refused (skipped unbuffered);
+input that ends inside a frame is said at ``close``. Everything before a problem is kept.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+
+from .events import Diagnostic, RawEvent, Severity
+from .eventstream_format import HeaderValue, parse_headers
+
+PRELUDE = 12
+MIN_FRAME = 16  # a prelude and a message CRC
+DEFAULT_MAX_FRAME = 16 * 1024 * 1024
+_PRELUDE = struct.Struct(">III")
+_CRC = struct.Struct(">I")
+_HEADER_CACHE = 64  # distinct header blocks remembered (each event type repeats its own)
+
+__all__ = ["DEFAULT_MAX_FRAME", "EventStreamDecoder", "Frame", "HeaderValue", "is_eventstream"]
+
+
+@dataclass(slots=True)
+class Frame:
+    """One good frame. ``raw`` locates it (``line`` is its frame number, from 1) and names it:
+    ``:event-type``, ``:exception-type`` for an exception, ``error`` for an error frame.
+    ``headers`` is shared between frames with the same header bytes: read it, never change it.
+    ``message_type`` is its ``:message-type`` (``event`` when it has none)."""
+
+    raw: RawEvent
+    headers: dict[str, HeaderValue]
+    payload: bytes
+    payload_offset: int
+    message_type: str  # event, exception or error
+
+
+@dataclass(frozen=True, slots=True)
+class _Headers:
+    """A frame's headers read once, with what they say (kept per distinct header bytes)."""
+
+    values: dict[str, HeaderValue]
+    name: str | None
+    message_type: str
+
+    @classmethod
+    def of(cls, values: dict[str, HeaderValue]) -> _Headers:
+        kind = values.get(":message-type", "event")
+        kind = kind if isinstance(kind, str) else "event"
+        if kind == "error":
+            return cls(values, "error", kind)
+        name = values.get(":exception-type" if kind == "exception" else ":event-type")
+        return cls(values, name if isinstance(name, str) else None, kind)
+
+
+def is_eventstream(head: bytes) -> bool:
+    """Whether the data starts with an event-stream frame whose prelude CRC checks."""
+    if len(head) < PRELUDE:
+        return False
+    total, headers_length, crc = _PRELUDE.unpack_from(head)
+    return zlib.crc32(head[:8]) == crc and _lengths_fit(total, headers_length)
+
+
+def _lengths_fit(total: int, headers_length: int) -> bool:
+    return total >= MIN_FRAME and headers_length <= total - MIN_FRAME
+
+
+class EventStreamDecoder:
+    """Byte reads in, frames and diagnostics out. ``byte`` is the offset of the first byte fed."""
+
+    def __init__(self, *, max_frame: int = DEFAULT_MAX_FRAME, byte: int = 0) -> None:
+        self.max_frame = max_frame
+        self._buf = bytearray()
+        self._base = byte  # offset of _buf[0] in the input
+        self._frames = 0  # frames begun so far (their numbers)
+        self._skip = 0  # bytes of a refused frame still to come
+        self._refused_at = 0  # where that frame starts
+        self._stopped = False
+        self._headers: dict[bytes, _Headers] = {}
+
+    def feed(self, chunk: bytes, t: float | None = None) -> list[Frame | Diagnostic]:
+        out: list[Frame | Diagnostic] = []
+        if self._stopped or not chunk:
+            return out
+        if self._skip:
+            dropped = min(self._skip, len(chunk))
+            self._skip -= dropped
+            self._base += dropped
+            chunk = chunk[dropped:]
+        self._buf += chunk
+        self._read_frames(t, out)
+        return out
+
+    def close(self, t: float | None = None) -> list[Frame | Diagnostic]:
+        """End of input: a frame cut short is said, with what arrived of it."""
+        out: list[Frame | Diagnostic] = []
+        if self._stopped:
+            return out
+        number = self._frames + 1
+        if self._skip:
+            message = (
+                f"the input ends inside frame {self._frames} at byte {self._refused_at} "
+                f"(refused as too large), {self._skip} bytes before its end"
+            )
+            out.append(self._note("eventstream_truncated", message, self._frames, self._refused_at))
+        elif len(self._buf) >= PRELUDE:
+            total = _PRELUDE.unpack_from(self._buf)[0]
+            out.append(
+                self._note(
+                    "eventstream_truncated",
+                    f"the input ends inside frame {number} at byte {self._base}: "
+                    f"{len(self._buf)} of its {total} bytes arrived; it was not read",
+                    number,
+                    self._base,
+                )
+            )
+        elif self._buf:
+            out.append(
+                self._note(
+                    "eventstream_truncated",
+                    f"the input ends inside the 12-byte prelude of frame {number} at byte "
+                    f"{self._base} ({len(self._buf)} bytes arrived); it was not read",
+                    number,
+                    self._base,
+                )
+            )
+        self._base += len(self._buf)
+        self._buf.clear()
+        self._skip = 0
+        return out
+
+    # ----------------------------------------------------------------- framing
+    def _read_frames(self, t: float | None, out: list[Frame | Diagnostic]) -> None:
+        buf = self._buf
+        size = len(buf)
+        pos = 0
+        view = memoryview(buf)
+        try:
+            while size - pos >= PRELUDE:
+                total, headers_length, crc = _PRELUDE.unpack_from(buf, pos)
+                if zlib.crc32(view[pos : pos + 8]) != crc or not _lengths_fit(
+                    total, headers_length
+                ):
+                    out.append(self._bad_prelude(view, pos, total, headers_length, crc))
+                    pos = size
+                    break
+                self._frames += 1
+                if total > self.max_frame:
+                    self._refused_at = self._base + pos
+                    out.append(self._too_large(total, self._refused_at))
+                    if size - pos < total:
+                        self._skip = total - (size - pos)
+                        pos = size
+                        break
+                elif size - pos < total:
+                    self._frames -= 1  # not complete yet: counted again when it is
+                    break
+                else:
+                    self._frame(view, pos, total, headers_length, t, out)
+                pos += total
+        finally:
+            view.release()
+        if pos:
+            del buf[:pos]
+            self._base += pos
+
+    def _bad_prelude(
+        self, view: memoryview, pos: int, total: int, headers_length: int, crc: int
+    ) -> Diagnostic:
+        """No length from here on can be trusted: the reading of this input stops."""
+        self._stopped = True
+        number, at = self._frames + 1, self._base + pos
+        computed = zlib.crc32(view[pos : pos + 8])
+        if computed != crc:
+            message = (
+                f"frame {number} at byte {at}: the prelude CRC does not match (0x{crc:08x} "
+                f"sent, 0x{computed:08x} computed), so its lengths cannot be trusted and "
+                "nothing from here on was read"
+            )
+            return self._note("eventstream_prelude_crc", message, number, at)
+        message = (
+            f"frame {number} at byte {at}: impossible lengths (total {total}, headers "
+            f"{headers_length}), so nothing from here on was read"
+        )
+        return self._note("eventstream_frame_length", message, number, at)
+
+    def _too_large(self, total: int, at: int) -> Diagnostic:
+        return self._note(
+            "eventstream_frame_too_large",
+            f"frame {self._frames} at byte {at} is {total:,} bytes, over the "
+            f"{self.max_frame:,}-byte cap; it was skipped",
+            self._frames,
+            at,
+        )
+
+    def _frame(
+        self,
+        view: memoryview,
+        pos: int,
+        total: int,
+        headers_length: int,
+        t: float | None,
+        out: list[Frame | Diagnostic],
+    ) -> None:
+        at, end, number = self._base + pos, pos + total, self._frames
+        sent = _CRC.unpack_from(view, end - 4)[0]
+        computed = zlib.crc32(view[pos : end - 4])
+        if sent != computed:
+            message = (
+                f"frame {number} at byte {at} ({total} bytes): the message CRC does not match "
+                f"(0x{sent:08x} sent, 0x{computed:08x} computed); the damaged frame was "
+                "skipped, the frames after it are read"
+            )
+            out.append(self._note("eventstream_message_crc", message, number, at))
+            return
+        start = pos + PRELUDE + headers_length
+        header_bytes = bytes(view[pos + PRELUDE : start])
+        headers = self._headers.get(header_bytes) or self._parse(header_bytes, number, at, out)
+        raw = RawEvent(-1, number, at, at + total, t, "event", headers.name)
+        payload = bytes(view[start : end - 4])
+        out.append(Frame(raw, headers.values, payload, self._base + start, headers.message_type))
+
+    def _parse(self, data: bytes, number: int, at: int, out: list[Frame | Diagnostic]) -> _Headers:
+        """Headers that cannot be read are said before their frame, which is read with the
+        headers that could be."""
+        values, problems = parse_headers(data)
+        for problem in problems:
+            where = at + PRELUDE + problem.offset
+            message = f"frame {number}: {problem.message} (byte {where})"
+            out.append(self._note(problem.code, message, number, where, problem.severity))
+        headers = _Headers.of(values)
+        if not problems and len(self._headers) < _HEADER_CACHE:
+            self._headers[data] = headers
+        return headers
+
+    def _note(
+        self, code: str, message: str, number: int, at: int, severity: Severity = "error"
+    ) -> Diagnostic:
+        return Diagnostic(code=code, severity=severity, message=message, line=number, byte=at)

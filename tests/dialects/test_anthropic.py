@@ -1,0 +1,103 @@
+"""Anthropic Messages: Streamscope's final ``message`` against the official SDK's accumulator
+run on the same bytes (the beta accumulator, which also keeps MCP tool input and compaction
+summaries; the standard one drops them, shown below), plus the quirks worth a test each."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from anthropic._streaming import SSEDecoder
+from anthropic.lib.streaming import _beta_messages, _messages
+
+from app.captures import read_capture
+
+from .common import DIALECT_CAPTURES, captures, summary
+
+NAMES = captures("anthropic-")
+
+
+def sdk_message(data: bytes, accumulate=_beta_messages.accumulate_event) -> dict:
+    snapshot, buffers = None, {}
+    extra = (
+        {"request_headers": httpx.Headers()}
+        if accumulate is _beta_messages.accumulate_event
+        else {}
+    )
+    for sse in SSEDecoder().iter_bytes(iter([data])):
+        event = json.loads(sse.data)
+        if event.get("type") in ("ping", "error"):
+            continue
+        snapshot = accumulate(event=event, current_snapshot=snapshot, json_bufs=buffers, **extra)
+    return snapshot.to_dict(warnings=False)  # the standard model warns on blocks it misreads
+
+
+def known(ours: dict, theirs: dict) -> dict:
+    """Our values for the keys the SDK's model knows (it drops fields it has no model for,
+    such as ``usage.iterations``; we keep them)."""
+    return {k: ours.get(k) for k in theirs}
+
+
+def test_there_are_eleven_real_anthropic_captures():
+    assert len(NAMES) == 11
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_message_matches_the_sdk(name):
+    theirs = sdk_message((DIALECT_CAPTURES / name).read_bytes())
+    ours = summary(name)["completion"]
+    for key in ("id", "model", "role", "type", "stop_reason", "stop_sequence"):
+        assert ours[key] == theirs[key], key
+    assert known(ours["usage"], theirs["usage"]) == theirs["usage"]
+    assert len(ours["content"]) == len(theirs["content"])
+    for mine, block in zip(ours["content"], theirs["content"], strict=True):
+        assert known(mine, block) == block
+
+
+def test_the_standard_sdk_accumulator_loses_the_compaction_summary():
+    name = "anthropic-claude-sonnet-4-6-compaction.sse"
+    standard = sdk_message((DIALECT_CAPTURES / name).read_bytes(), _messages.accumulate_event)
+    assert standard["content"][0]["content"] is None
+    assert summary(name)["completion"]["content"][0]["content"].startswith("The user provided")
+
+
+def test_usage_is_message_start_then_cumulative_message_delta():
+    data = (DIALECT_CAPTURES / "anthropic-claude-3-5-sonnet-prompt-cache-read.sse").read_bytes()
+    usage = summary("anthropic-claude-3-5-sonnet-prompt-cache-read.sse")["completion"]["usage"]
+    assert usage["cache_read_input_tokens"] == 1165  # from message_start only
+    assert (
+        usage["output_tokens"]
+        == json.loads(
+            next(line for line in data.decode().splitlines() if '"message_delta"' in line)[6:]
+        )["usage"]["output_tokens"]
+    )
+
+
+def test_an_overloaded_error_mid_stream_keeps_what_came_before():
+    data = (
+        b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message",'
+        b'"role":"assistant","model":"m","content":[],"usage":{"input_tokens":3,"output_tokens":1}}}\n\n'
+        b'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+        b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\n'
+        b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
+    )
+    stream = read_capture(data).streams[0]
+    assert stream.dialect == "anthropic-messages"
+    errors = [e for e in stream.events if e.kind == "error"]
+    assert [(e.message, e.code) for e in errors] == [("Overloaded", "overloaded_error")]
+    assert "".join(e.text for e in stream.events if e.kind == "text") == "Hel"
+    codes = {d.code for d in stream.diagnostics}
+    assert "block_not_stopped" in codes and "missing_message_stop" not in codes
+
+
+def test_a_tool_input_that_is_not_json_says_where_it_breaks():
+    data = (
+        b'data: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"x","content":[]}}\n\n'
+        b'data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}\n\n'
+        b'data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\\"a\\": "}}\n\n'
+        b'data: {"type":"content_block_stop","index":0}\n\n'
+        b'data: {"type":"message_stop"}\n\n'
+    )
+    ends = [e for e in read_capture(data).streams[0].events if e.kind == "tool_end"]
+    assert [(e.id, e.status, e.incomplete) for e in ends] == [("toolu_1", "invalid", True)]
