@@ -1,9 +1,10 @@
-"""Hypothesis: for captures of every format (sse, docs, jsonl, json, har, curl, timed, and gzip of
-each), with canaries planted in every place a secret hides (headers, query parameters, URL
-user-info, request bodies and their JSON fields, base64 bodies, stream content, JSON escapes,
-read boundaries), no canary survives an upload: not in the stored bytes, nor in any download
-(original, timed, jsonl, sse), nor in what the page is sent. Uploads go through the path the
-server takes (tests/scrub_views.py: the Importer, then the stored bytes read back)."""
+"""Hypothesis: for captures of every format (sse, docs, jsonl, json, har, curl, timed,
+eventstream, and gzip of each), with canaries planted in every place a secret hides (headers,
+query parameters, URL user-info, request bodies and their JSON fields, base64 bodies, stream
+content, JSON escapes, read boundaries, event-stream header values), no canary survives an
+upload: not in the stored bytes, nor in any download (original, timed, jsonl, sse), nor in what
+the page is sent. Uploads go through the path the server takes (tests/scrub_views.py: the
+Importer, then the stored bytes read back)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.domain.eventstream_format import encode_frame, encode_header
 from app.web.errors import BadRequest
 
+from .eventstream_frames import frame
 from .scrub_views import importer, memory_importer, scrub_findings, upload_views
 
 PROFILE = settings(
@@ -221,6 +224,19 @@ def build_timed(draw, plant):
     return "".join(json.dumps(r) + "\n" for r in records).encode()
 
 
+def build_eventstream(draw, plant):
+    escape = draw(st.booleans())
+    out = frame("messageStart", {"role": "assistant"})
+    for chunk in chunks(draw, plant):
+        delta = {"contentBlockIndex": 0, "delta": {"text": chunk["choices"][0]["delta"]["content"]}}
+        extra = {key: value for key, value in chunk.items() if key != "choices"}
+        out += frame("contentBlockDelta", encode({**delta, **extra}, plant, escape).encode())
+    if draw(st.booleans()):
+        headers = encode_header(":message-type", "error")
+        out += encode_frame(headers + encode_header(":error-message", plant.content()), b"")
+    return out + frame("messageStop", {"stopReason": "end_turn"})
+
+
 BUILDERS = {
     "sse": build_sse,
     "docs": build_docs,
@@ -229,6 +245,7 @@ BUILDERS = {
     "har": build_har,
     "curl": build_curl,
     "timed": build_timed,
+    "eventstream": build_eventstream,
 }
 
 
