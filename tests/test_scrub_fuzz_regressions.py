@@ -104,3 +104,11 @@ def test_a_documentation_block_deeper_than_orjson_writes():
     # Lines download raised TypeError (found by the scrub target, which makes every download).
     data = b"data: " + b"[" * 300 + b"\n" + b"]" * 300 + b"\n"
     assert scrub_findings(memory_importer(), data, "docs") == []
+
+
+def test_a_pair_whose_quotes_the_readers_pair_otherwise_is_left_alone():
+    # Broken JSON: the pair rule took '"\""' for a string, the array splitter (whose string
+    # rule the scrubber now shares, app/captures/scrub/strings.py) paired the quotes otherwise;
+    # replacing it changed the quotes it counts and lost an element (found as lost).
+    data = b'[{""""[{""}}}{""{""""name":"KEY","value":"\\""}},a'
+    assert scrub_findings(memory_importer(), data, "json") == []

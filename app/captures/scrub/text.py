@@ -28,6 +28,8 @@ from .rules import (
     is_secret_param,
     name_pattern,
 )
+from .strings import Strings
+from .strings import structure as strings_structure
 
 Edit = tuple[int, int, bytes]
 Finder = Callable[[bytes, Redactions], list[Edit]]
@@ -35,13 +37,9 @@ Replace = Callable[[re.Match[bytes], Redactions], bytes | None]
 _RED = REDACTED.encode()
 _ROOTS = SECRET_ROOTS.encode()
 _FIELDS = name_pattern(TEXT_FIELDS).encode()
-_STRING = rb'"([^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*)"'  # a JSON string never spans lines
-_STRUCTURE = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"?|[\[\]{},]')  # as captures/jsonl.py splits arrays
+_STRING = rb'"([^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"'  # the readers' string rule (strings.py)
+_QUOTED = re.compile(rb'"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"')
 _APART = b"\x00"  # between pieces, no key shape spans it, and it is no word character
-_EOL = re.compile(rb"[\r\n]")
-# Every string literal on the line (those without an escape too, so that an opening quote is
-# never taken for a closing one): only those with an escape are decoded.
-_LITERAL = re.compile(rb'"[^"\\\r\n]*(?:\\[^\r\n][^"\\\r\n]*)*"')
 # An escape behind which a secret could hide from the patterns below; each starts with a
 # backslash, so a text without one is passed over quickly.
 _HIDING = re.compile(
@@ -52,31 +50,27 @@ _HIDING = re.compile(
 
 
 def _escaped_literals(text: bytes, redactions: Redactions) -> list[Edit]:
-    """Decode and sweep the string literals on each line where an escape could hide a secret
-    (a JSON string never spans lines)."""
+    """Decode and sweep the strings with an escape on each line where an escape could hide a
+    secret (the readers' strings: ``strings.py``)."""
     edits: list[Edit] = []
+    strings = Strings(text)
     line_end = 0
     for hiding in _HIDING.finditer(text):
         if hiding.start() < line_end:
             continue
-        at = hiding.start()
-        line_start = 1 + max(
-            line_end - 1, text.rfind(b"\n", line_end, at), text.rfind(b"\r", line_end, at)
-        )
-        eol = _EOL.search(text, hiding.end())
-        line_end = eol.start() if eol else len(text)
-        for literal in _LITERAL.finditer(text, line_start, line_end):
-            new = _escaped_literal(literal, redactions)
+        _, line_end = strings.line(hiding.start())
+        for start, end in strings.closed(hiding.start()).items():
+            new = _escaped_literal(text[start:end], redactions)
             if new is not None:
-                edits.append((literal.start(), literal.end(), new))
+                edits.append((start, end, new))
     return edits
 
 
-def _escaped_literal(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
-    if b"\\" not in match.group():
+def _escaped_literal(literal: bytes, redactions: Redactions) -> bytes | None:
+    if b"\\" not in literal:
         return None
     try:
-        text = json.loads(match.group().decode("utf-8", "replace"), strict=False)
+        text = json.loads(literal.decode("utf-8", "replace"), strict=False)
     except ValueError:
         return None
     clean = sweep_str(text, redactions)
@@ -100,20 +94,11 @@ def _param(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
 def _header_line(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
     lead, head, name, value = match.group(1, 2, 3, 4)
     text = name.decode()
-    structure = _structure(value)
+    structure = strings_structure(value)
     if value.strip() in (b"", _RED + structure) or not is_secret_header(text):
         return None
     redactions[f"header {text.lower()}"] += 1
     return lead + head + _RED + structure
-
-
-def _structure(value: bytes) -> bytes:
-    """The brackets and commas of a value, outside its strings: kept where a value is replaced
-    (inside the quotes of a JSON string, where they change nothing), so that the JSON readers
-    (a documentation-form block, an array's elements), which may not see the text's strings
-    where this scrubber does, split the text as before: it removes secrets, never structure."""
-    tokens = _STRUCTURE.findall(value.replace(_RED, b""))  # "[redacted]" is balanced
-    return b"".join(token for token in tokens if token[:1] != b'"')
 
 
 # A ``Name: value`` line (after ``> ``, ``< ``, ``* `` from ``curl -v``, or ``:``, a comment);
@@ -139,7 +124,7 @@ def _header_lines(text: bytes, redactions: Redactions) -> list[Edit]:
 
 def _field(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
     head, name, value = match.group(1, 2, 3)
-    structure = _structure(value)
+    structure = strings_structure(value)
     if value == _RED + structure:
         return None
     redactions[f"field {name.decode().lower()}"] += 1
@@ -149,6 +134,26 @@ def _field(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
 def _pair(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
     """A HAR-style ``{"name": <header>, "value": ...}`` pair: by the header rule."""
     return _field(match, redactions) if is_secret_header(match.group(2).decode()) else None
+
+
+def _json_strings(pattern: re.Pattern[bytes], replace: Replace) -> Finder:
+    """Matches of a ``"name": "value"`` pattern whose quoted parts (groups 2 and 3, and the
+    quoted words between) are strings as the readers see them."""
+
+    def find(text: bytes, redactions: Redactions) -> list[Edit]:
+        strings = Strings(text)
+        edits = []
+        for match in pattern.finditer(text):
+            quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(match.group())]
+            at = match.start()
+            if not all(strings.whole(at + start, at + end) for start, end in quoted):
+                continue
+            new = replace(match, redactions)
+            if new is not None:
+                edits.append((match.start(), match.end(), new))
+        return edits
+
+    return find
 
 
 def _key(kind: str) -> Replace:
@@ -182,8 +187,8 @@ _FINDERS: tuple[Finder, ...] = (
         _param,
     ),
     _header_lines,
-    _by_pattern(re.compile(rb'("((?i:' + _FIELDS + rb'))"\s*:\s*)' + _STRING), _field),
-    _by_pattern(
+    _json_strings(re.compile(rb'("((?i:' + _FIELDS + rb'))"\s*:\s*)' + _STRING), _field),
+    _json_strings(
         re.compile(
             rb'("name"\s*:\s*"([!#$%&\'*+.^_`|~0-9A-Za-z\-]{1,64})"\s*,\s*"value"\s*:\s*)' + _STRING
         ),
