@@ -76,7 +76,7 @@ def scrub_findings(imp: Importer, data: bytes, fmt: str | None) -> list[str]:
     found = [
         f"key:{view}"
         for view, blob in views.items()
-        if any(pattern.search(blob) for _, pattern in KEY_PATTERNS)
+        if any(unescaped(blob, m.start()) for _, p in KEY_PATTERNS for m in p.finditer(blob))
     ]
     stored = views["stored"]
     fmt_used = orjson.loads(views["upload answer"])[1]["format"]
@@ -87,6 +87,13 @@ def scrub_findings(imp: Importer, data: bytes, fmt: str | None) -> list[str]:
     if after[0] < before[0] or after[1] < before[1]:
         found.append("lost")
     return found
+
+
+def unescaped(blob: bytes, at: int) -> bool:
+    """Whether the character at ``at`` is itself, not the letter of an escape: a view written
+    as JSON shows the control character 0x08 as ``\\b``, which "earer ..." then follows."""
+    slashes = len(blob[:at]) - len(blob[:at].rstrip(b"\\"))
+    return slashes % 2 == 0
 
 
 def _shape(capture: Capture) -> tuple[int, int]:
