@@ -122,3 +122,15 @@ def test_a_control_character_written_as_an_escape_is_no_key():
     assert scrub_findings(memory_importer(), b"data:\x08earer aaaaaaaa", None) == []
     assert not unescaped(b'"\\bearer aaaaaaaa"', 2)
     assert unescaped(b'"\\\\sk-0123456789abcdefghij"', 3)
+
+
+def test_a_redaction_that_mends_a_payload_may_regroup_streams():
+    # Mended, the first event reads as a chat chunk, and "message_stop" no longer starts a
+    # stream of its own: two streams (3 raw events) became one (4 raw events). The invariant
+    # counted streams (found as lost); it counts raw events, which nothing lost.
+    data = (
+        b'data:{"":"","":"","choices":[{"":{"":[[]]}}],"":""}\n'
+        b'data:{"":"","":[{"":{"":[],"apikey":"\\a"},"":null}]}\n\n'
+        b'data:{"type":"message_stop"}\n\ndata'
+    )
+    assert scrub_findings(memory_importer(), data, None) == []
