@@ -1,7 +1,8 @@
-"""Coverage-guided fuzzing of the capture readers with atheris (libFuzzer).
+"""Coverage-guided fuzzing of the capture readers, and of the scrubbers, with atheris (libFuzzer).
 
     pip install atheris                                 # 3.0.0: a binary wheel for CPython 3.11
     python bench/fuzz_readers.py --seconds 600          # fuzz for 10 minutes
+    python bench/fuzz_readers.py --target scrub --seconds 600   # the scrubbers' invariant
     python bench/fuzz_readers.py --seconds 600 --mutator bytes   # libFuzzer's mutations only
     python bench/fuzz_readers.py --seconds 600 -- -jobs=2 -workers=2   # extra libFuzzer flags
     python bench/fuzz_readers.py --replay FILE...       # run inputs, print what each finds
@@ -33,6 +34,15 @@ libFuzzer to the same folder). The corpus lives in ``bench/out/fuzz-corpus/`` (g
 seeded from ``tests/captures/``, the demos and a few built gzip/HAR/timed/JSONL/JSON/curl
 inputs; ``bench/fuzz_readers.dict`` is passed as the libFuzzer dictionary. Inputs are capped
 at 8 KiB by default (``--max-len``): Python runs ~200 inputs/s at that size, ~50/s at 128 KiB.
+
+``--target scrub`` runs each input through the path uploads take (``tests/scrub_views.py``:
+the ``Importer`` with an in-memory store, then every download and page view of what was
+stored) and checks the scrubbers' invariant (docs/security.md, "Secrets in uploads"): an
+upload is refused with a clear error, or no key-shaped string is left in any view
+(``key:<view>``) and scrubbing the stored bytes again changes nothing (``rescrub``). Its
+corpus and findings are ``bench/out/fuzz-scrub-corpus/`` and ``bench/out/fuzz-scrub-crashes/``;
+the seeds add tests/secret_har.py's 40-secret HAR (and its strict-JSON-breaking forms) and
+curl and timed captures with planted secrets.
 
 The default ``--mutator json`` makes half the mutations structure-aware (see
 ``custom_mutator``): orjson does the JSON parsing in C, which atheris cannot instrument, so
@@ -67,7 +77,12 @@ import orjson  # noqa: E402
 with atheris.instrument_imports(include=["app"]):
     from app.captures import FORMATS, Limits, read_capture
     from app.captures.export import to_jsonl, to_sse, to_timed
+    from app.captures.scrub import scrub  # noqa: F401 (instrumented here, used by scrub_views)
     from app.domain.summary import summarize
+    from app.web.uploads import Importer
+
+from tests.scrub_views import memory_importer, scrub_findings  # noqa: E402
+from tests.secret_har import secret_har  # noqa: E402
 
 OUT = ROOT / "bench" / "out"
 CORPUS = OUT / "fuzz-corpus"
@@ -156,6 +171,24 @@ def exercise(data: bytes, fmt: str | None) -> list[Exception]:
     return found
 
 
+_IMPORTER: list[Importer] = []
+
+
+def exercise_scrub(data: bytes, fmt: str | None) -> list[Exception]:
+    """The scrubbers' invariant, through the upload path (``tests/scrub_views.py``)."""
+    if not _IMPORTER:
+        _IMPORTER.append(memory_importer(LIMITS))
+    try:
+        found = scrub_findings(_IMPORTER[0], data, fmt)
+    except Exception as exc:  # every exception is a finding
+        return [exc]
+    return [InvariantViolation(name, f"format {fmt}: {name}") for name in found]
+
+
+TARGETS = {"readers": exercise, "scrub": exercise_scrub}
+_target = [exercise]  # the one main() picked
+
+
 # ---------------------------------------------------------------------- signatures
 def _normalise(message: str) -> str:
     message = re.sub(r"'[^']*'", "'_'", message)
@@ -180,7 +213,7 @@ def run_one(raw_input: bytes) -> list[tuple[str, str]]:
     """(signature, traceback) of each finding this input gives."""
     fmt, data = split_input(raw_input)
     return [
-        (signature(exc), "".join(traceback.format_exception(exc))) for exc in exercise(data, fmt)
+        (signature(exc), "".join(traceback.format_exception(exc))) for exc in _target[0](data, fmt)
     ]
 
 
@@ -195,7 +228,7 @@ class Collector:
     def __call__(self, raw_input: bytes) -> None:
         fmt, data = split_input(raw_input)
         start = time.perf_counter()
-        for exc in exercise(data, fmt):
+        for exc in _target[0](data, fmt):
             if self.strict:
                 raise exc
             self.record(raw_input, fmt, exc)
@@ -251,6 +284,8 @@ KEYS = (
     "reasoning_details", "service_tier", "system_fingerprint", "t", "base64", "format",
     "version", "timing", "reason", "status", "content_type", "source", "request", "response",
     "url", "method", "headers", "value", "mimeType", "encoding", "postData", "log", "entries",
+    "cookies", "params", "redirectURL", "api_key", "apiKey", "password", "Authorization",
+    "x-api-key", "client_secret",
 )  # fmt: skip
 RAW_VALUES = (
     b"NaN", b"Infinity", b"-Infinity", b"1" + b"0" * 400, b"123456789012345678901234567",
@@ -260,6 +295,9 @@ RAW_VALUES = (
     b'{"a":1}', b'[{"index":[1]}]', b'[{"index":{}}]', b'[{"index":0,"text":"a"}]',
     b'"http://["', b'"http://[x]/"', b'"\xff"',
     b"[" * 300 + b"]" * 300, b"[" * 1000 + b"]" * 1000, b'{"a":' * 300 + b"1" + b"}" * 300,
+    b'"sk-proj-0123456789abcdefXYZ"', b'"\\u0073k-0123456789abcdef0123"',
+    b'"https:\\/\\/u:p@h\\/?api-key=v"', b'"Bearer abcdefghijklmnop"', b'"a\\nCookie: s=1"',
+    b'"eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.c2lnbmF0dXJl"',
 )  # fmt: skip
 _MARK = "\x00RAW%d\x00"
 _MARK_RE = re.compile(rb'"\\u0000RAW(\d+)\\u0000"')
@@ -605,6 +643,27 @@ def built_seeds() -> dict[str, bytes]:
         b'Prose before.\n\ndata: {\n  "id": "x",\n  "choices": [{"index": 0, "delta": {"content": "{"}}]\n}\n\n...\n\n'
         + b'data: [DONE]\n\nMore prose\ndata: {"choices": [\n'
     )
+    # planted secrets (the scrub target's invariant needs something to find)
+    key = "sk-proj-SEEDkey0123456789abcdef"
+    seeds["secret-har"] = format_byte(None) + secret_har()
+    seeds["secret-har-nan"] = format_byte(None) + secret_har("nan")
+    seeds["secret-har-surrogate"] = format_byte("har") + secret_har("lone-surrogate")
+    escaped = (  # JSON escapes that hide the key and the URL from a byte search
+        _sse([_chunk(f"key {key} at https://u:pw@h/?api-key=seed")])
+        .replace(b"/", b"\\/")
+        .replace(b"SEEDkey", b"SEED\\u006bey")
+    )
+    seeds["secret-curl"] = format_byte(None) + (
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nSet-Cookie: s=seedcookie;\r\n"
+        b" more=1\r\nx-api-key: seedapikey\r\nLocation: https://u:p@h/?code=seedcode\r\n\r\n"
+        + escaped
+    )
+    secret_sse = _sse([_chunk(f"my {key} ok"), _chunk("x\nx-api-key: seed\nAIza" + "S" * 35)])
+    cut = secret_sse.index(b"SEEDkey") + 3
+    seeds["secret-timed"] = format_byte(None) + _timed(
+        [(1.0, secret_sse[:cut]), (2.0, secret_sse[cut:])]
+    ).replace(b"example.invalid/v1", b"user:pw@example.invalid/v1?key=seed&session=s")
+    seeds["secret-jsonl-escaped"] = format_byte(None) + escaped.replace(b"data: ", b"")
     # the small capture in every forced format
     for fmt in FORMATS:
         seeds[f"forced-{fmt}"] = format_byte(fmt) + small_sse
@@ -681,8 +740,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=600, help="libFuzzer -max_total_time")
     parser.add_argument("--max-len", type=int, default=8 * 1024, help="libFuzzer -max_len")
     parser.add_argument("--timeout", type=int, default=20, help="libFuzzer -timeout (seconds)")
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
-    parser.add_argument("--crashes", type=Path, default=CRASHES)
+    parser.add_argument(
+        "--target",
+        choices=sorted(TARGETS),
+        default="readers",
+        help="readers: reading never raises, the timeline's invariants hold (default); "
+        "scrub: no secret survives an upload",
+    )
+    parser.add_argument("--corpus", type=Path, default=None, help="default: bench/out/...")
+    parser.add_argument("--crashes", type=Path, default=None, help="default: bench/out/...")
     parser.add_argument(
         "--mutator",
         choices=("json", "bytes"),
@@ -697,6 +763,10 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=120.0, help="seconds for --minimize")
     parser.add_argument("--signature", help="with --minimize: the finding to keep (default: first)")
     args = parser.parse_args(argv)
+    _target[0] = TARGETS[args.target]
+    scrubbing = args.target == "scrub"
+    args.corpus = args.corpus or (OUT / "fuzz-scrub-corpus" if scrubbing else CORPUS)
+    args.crashes = args.crashes or (OUT / "fuzz-scrub-crashes" if scrubbing else CRASHES)
     args.crashes.mkdir(parents=True, exist_ok=True)
 
     if args.replay:

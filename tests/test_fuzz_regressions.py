@@ -240,3 +240,16 @@ def test_subnormal_time_offsets():
             b'{"type":"end","t":5e-324,"reason":"done"}',
         )
     )
+
+
+# ------------------------------------------------------------------ dialect detection
+@pytest.mark.parametrize(
+    "data",
+    [b'{"type":[]}\n', b'{"type":{}}\n', b'data: {"type":["message_start"]}\n\n'],
+    ids=["list", "object", "sse"],
+)
+def test_a_payload_type_that_is_not_a_string(data):
+    # app/domain/dialects/anthropic.py and cohere.py sniff: ``kind in TYPES`` with a list or
+    # an object raised TypeError (unhashable) from read_capture. Found by the scrub target of
+    # bench/fuzz_readers.py, which uploads every input.
+    check(data)

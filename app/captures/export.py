@@ -45,7 +45,7 @@ def _one_line(text: bytes, fmt: str | None, index: int) -> bytes:
     if b"\n" in body or b"\r" in body:
         try:
             return orjson.dumps(orjson.loads(body))
-        except orjson.JSONDecodeError:
+        except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # read 1,024 deep, written 254
             return b" ".join(line.strip() for line in body.splitlines())
     return body
 

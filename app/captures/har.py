@@ -18,24 +18,27 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from ..domain.jsontext import decode_lenient, deep_problem, too_deep
+from ..domain.jsontext import decode_document
 from ..domain.shapes import as_object
 from ..domain.stream import ResponseTiming, Source, Stream
 from .model import Capture, Limits
 from .sse import read_sse_body
 
+NOT_A_HAR = "not a HAR file: no log.entries list"
+
 
 def read_har(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
-    har = _load(data, capture)
-    log = har.get("log") if isinstance(har, dict) else None
-    entries = log.get("entries") if isinstance(log, dict) else None
-    if not isinstance(entries, list):
-        capture.note("har_shape", "error", "not a HAR file: no log.entries list")
+    decoded = decode_document(data)
+    for problem in decoded.problems:
+        capture.note(problem.code, problem.severity, problem.message)
+    entries = har_entries(decoded.value)
+    if entries is None:
+        capture.note("har_shape", "error", NOT_A_HAR)
         return []
     streams: list[Stream] = []
     ignored = 0
     for number, entry in enumerate(entries, start=1):
-        body = _stream_body(entry, number, capture) if isinstance(entry, dict) else None
+        body = stream_body(entry, number, capture) if isinstance(entry, dict) else None
         if body is None:
             ignored += 1
             continue
@@ -63,20 +66,20 @@ def read_har(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     return streams
 
 
-def _load(data: bytes, capture: Capture) -> Any:
-    if too_deep(data):
-        capture.note("json_too_deep", "error", deep_problem().message)
-        return None
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
-        decoded = decode_lenient(data)
-        for problem in decoded.problems:
-            capture.note(problem.code, problem.severity, problem.message)
-        return decoded.value
+def har_entries(har: Any) -> list[Any] | None:
+    log = har.get("log") if isinstance(har, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
+    return entries if isinstance(entries, list) else None
 
 
-def _stream_body(entry: dict[str, Any], number: int, capture: Capture) -> bytes | None:
+def stream_mime(response: dict[str, Any]) -> str:
+    """The body's media type: the content's ``mimeType``, else the ``Content-Type`` header."""
+    content = as_object(response.get("content"))
+    return str(content.get("mimeType") or _header(response, "content-type") or "").lower()
+
+
+def stream_body(entry: dict[str, Any], number: int, capture: Capture) -> bytes | None:
+    """The decoded body of an event-stream entry; None for any other entry."""
     response = entry.get("response")
     if not isinstance(response, dict):
         return None
@@ -84,7 +87,7 @@ def _stream_body(entry: dict[str, Any], number: int, capture: Capture) -> bytes 
     text = content.get("text")
     if not isinstance(text, str):
         return None
-    mime = str(content.get("mimeType") or _header(response, "content-type") or "").lower()
+    mime = stream_mime(response)
     if content.get("encoding") == "base64":
         try:
             body = base64.b64decode(text, validate=False)

@@ -32,21 +32,11 @@ def read_sse_body(
 
 
 def read_curl(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
-    """Skip each ``HTTP/x status`` block (100 Continue, redirects with -L) before the body."""
-    pos, status, content_type = 0, None, b""
-    while True:
-        match = _STATUS.match(data, pos)
-        if match is None:
-            break
-        end = _HEADER_END.search(data, match.end())
-        if end is None:
-            capture.note("curl_headers", "error", "the HTTP headers never end; no body")
-            return []
-        status = int(match.group(1))
-        headers = data[match.end() : end.start()]
-        found = re.search(rb"(?im)^content-type:\s*([^\r\n]*)", headers)
-        content_type = found.group(1).lower() if found else b""
-        pos = end.end()
+    head = http_head(data)
+    if head is None:
+        capture.note("curl_headers", "error", "the HTTP headers never end; no body")
+        return []
+    pos, status, content_type = head
     if status is not None and status >= 400:
         capture.note("http_status", "error", f"the server answered HTTP {status}")
     line = data.count(b"\n", 0, pos) + 1
@@ -57,3 +47,21 @@ def read_curl(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
 
         return read_json_body(Source(data), body, limits, origin=origin, line=line, byte=pos)
     return read_sse_body(Source(data), body, limits, origin=origin, line=line, byte=pos)
+
+
+def http_head(data: bytes) -> tuple[int, int | None, bytes] | None:
+    """Skip each ``HTTP/x status`` block (100 Continue, redirects with -L) before the body:
+    where the body starts, the last status and content type; None if the headers never end."""
+    pos, status, content_type = 0, None, b""
+    while True:
+        match = _STATUS.match(data, pos)
+        if match is None:
+            return pos, status, content_type
+        end = _HEADER_END.search(data, match.end())
+        if end is None:
+            return None
+        status = int(match.group(1))
+        headers = data[match.end() : end.start()]
+        found = re.search(rb"(?im)^content-type:\s*([^\r\n]*)", headers)
+        content_type = found.group(1).lower() if found else b""
+        pos = end.end()

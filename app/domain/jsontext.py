@@ -84,6 +84,17 @@ def decode_lenient(data: bytes | str) -> Decoded:
     return _decode_stdlib(text, problems)
 
 
+def decode_document(data: bytes) -> Decoded:
+    """A whole JSON document (a HAR file, a request body): strict JSON first, the lenient
+    decoder only for what orjson refuses; nesting past ``MAX_DEPTH`` is refused unread."""
+    if too_deep(data):
+        return Decoded(None, False, [deep_problem()])
+    try:
+        return Decoded(orjson.loads(data), True, [])
+    except orjson.JSONDecodeError:
+        return decode_lenient(data)
+
+
 def _as_text(data: bytes | str, problems: list[Problem]) -> str:
     if isinstance(data, str):
         return data

@@ -1,8 +1,8 @@
 """Removing secrets from what a live run records and shows (docs/security.md, "Live runs").
 
 Two kinds of secret: the request's own credentials (its key and header values, known exactly),
-and key-shaped strings (the patterns of ``app/captures/scrub.py``). Redacting each network read
-on its own would miss a key that the upstream echoes across two reads, so ``feed`` holds back
+and key-shaped strings (``KEY_PATTERNS`` of ``app/captures/scrub/rules.py``). Redacting each
+network read on its own would miss a key that the upstream echoes across two reads, so ``feed`` holds back
 the end of a read when, and only when, it could be the start of a secret: a proper prefix of a
 credential, or a piece that a key pattern could still match once more bytes come. Everything
 else goes out at once, so ordinary text is not delayed; ``flush`` gives back what is held,
@@ -23,9 +23,11 @@ MAX_HOLD = 16 * 1024  # longer than any key: past it, a key-shaped run is redact
 REPLACEMENT = REDACTED.encode()
 
 # The key patterns' form that the hold-back rule understands: optional (?i), \b, a literal,
-# optional \s+ or \s*, then only literals and classes of key characters, with quantifiers.
+# optional \s+, \s*, [ \t]+ or [ \t]*, then only literals and classes of key characters,
+# with quantifiers.
 _FORM = re.compile(
-    rb"(?P<i>\(\?i\))?\\b(?P<literal>[A-Za-z0-9_]+-?(?:[A-Za-z0-9_]+-)*)(?P<space>\\s[+*])?(?P<rest>.*)",
+    rb"(?P<i>\(\?i\))?\\b(?P<literal>[A-Za-z0-9_]+-?(?:[A-Za-z0-9_]+-)*)"
+    rb"(?P<space>(?:\\s|\[ \\t\])[+*])?(?P<rest>.*)",
     re.S,
 )
 _REST_ITEM = re.compile(

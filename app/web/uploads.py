@@ -19,7 +19,7 @@ from typing import Any
 from ..captures import Capture, Limits, detect, read_capture
 from ..captures.model import FORMATS
 from ..captures.read import gunzip, readable
-from ..captures.scrub import scrub
+from ..captures.scrub import Unscrubbable, scrub
 from ..domain.summary import diagnostic_json
 from ..storage import CaptureRecord, CaptureStore, NewCapture
 from ..storage.base import EXPIRY
@@ -93,7 +93,10 @@ class Importer:
                 code=problem.code,
                 diagnostics=[diagnostic_json(d) for d in probe.diagnostics],
             )
-        clean, redactions = scrub(data, detected)
+        try:
+            clean, redactions = scrub(data, detected)
+        except Unscrubbable as exc:
+            raise BadRequest(str(exc), code="cannot_scrub", where=exc.where, why=exc.why) from None
         capture = read_capture(clean, detected, self.limits)
         capture.compression = compression
         if not readable(capture):

@@ -300,7 +300,7 @@ def _merge_usage(usage: dict[str, Any], event: Usage) -> dict[str, Any]:
 # ---------------------------------------------------------------------- registration
 def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     kind = value.get("type")
-    if kind in TYPES:
+    if isinstance(kind, str) and kind in TYPES:  # a list or an object cannot be looked up
         return f"type {kind}"
     return None
 

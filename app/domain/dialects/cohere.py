@@ -237,8 +237,10 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     """Cohere's event types, with Cohere's shape (a ``delta`` object or an ``index``): other
     APIs use some of the same names (``tool-call-start``) for other objects."""
     kind = value.get("type")
-    if kind in _HANDLERS and (
-        isinstance(value.get("delta"), dict) or _index(value.get("index")) is not None
+    if (
+        isinstance(kind, str)
+        and kind in _HANDLERS
+        and (isinstance(value.get("delta"), dict) or _index(value.get("index")) is not None)
     ):
         return f"type {kind}"
     return None

@@ -1,0 +1,89 @@
+"""Removing secrets from a capture before anything is stored (docs/security.md, "Secrets in
+uploads").
+
+One scrubber per format, each reading the file the way its reader does, all applying one set
+of rules (``rules.py``: secret header, parameter and field names, key shapes) through one
+sweep (``text.py``) and one set of value scrubbers (``values.py``):
+
+* ``sse``, ``docs``, ``jsonl``, ``json``: the sweep, over the whole text;
+* ``har``: ``har.py`` (only event-stream entries, no headers or cookies, bodies decoded);
+* ``curl``: ``curl.py`` (secret headers in the HTTP heads, then the sweep);
+* ``timed``: ``timed.py`` (the header's fields, the reads swept as one text);
+* ``eventstream``: ``eventstream.py`` (each frame's payload and headers, frames written again).
+
+``scrub(data, fmt)`` gives the clean bytes and what was removed, or raises ``Unscrubbable``:
+what cannot be scrubbed is refused, never stored as it came.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..model import Capture
+from ..read import detect
+from .curl import scrub_curl
+from .eventstream import scrub_eventstream
+from .har import scrub_har
+from .redactions import REDACTED, Redactions, Unscrubbable
+from .rules import KEY_PATTERNS, SECRET_HEADERS
+from .text import sweep, sweep_pieces, sweep_str
+from .timed import scrub_timed
+from .values import scrub_form, scrub_json, scrub_url
+
+__all__ = [
+    "KEY_PATTERNS",
+    "REDACTED",
+    "SCRUBBERS",
+    "SECRET_HEADERS",
+    "Redactions",
+    "Unscrubbable",
+    "scrub",
+    "scrub_form",
+    "scrub_json",
+    "scrub_url",
+    "sweep",
+    "sweep_pieces",
+    "sweep_str",
+]
+
+Scrubber = Callable[[bytes, Redactions], bytes]
+SCRUBBERS: dict[str, Scrubber] = {
+    "sse": sweep,
+    "docs": sweep,
+    "jsonl": sweep,
+    "json": sweep,
+    "har": scrub_har,
+    "curl": scrub_curl,
+    "timed": scrub_timed,
+    "eventstream": scrub_eventstream,
+}
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def scrub(data: bytes, fmt: str | None) -> tuple[bytes, Redactions]:
+    """``data`` (already decompressed) without its secrets, read as ``fmt``."""
+    if data[:2] == GZIP_MAGIC:
+        # The reader would decompress it again, and read what the scrubber never saw.
+        raise Unscrubbable("byte 0", "still gzip after decompressing (gzip inside gzip)")
+    scrubber = SCRUBBERS.get(fmt or "")
+    if scrubber is None:
+        raise Unscrubbable("the format", f"no scrubber for format {fmt!r}")
+    redactions = Redactions()
+    if fmt in ("json", "jsonl"):
+        _refuse_hidden_structure(data, fmt)
+        clean = scrubber(data, redactions)
+        _refuse_hidden_structure(clean, fmt)  # a redaction can make broken JSON whole
+        return clean, redactions
+    return scrubber(data, redactions), redactions
+
+
+def _refuse_hidden_structure(data: bytes, fmt: str) -> None:
+    """A HAR file or a timed capture read as plain JSON would show its headers, cookies and
+    request as payload text, which the sweep alone does not know to remove."""
+    detected = detect(data, Capture(format=None))
+    if detected in ("har", "timed"):
+        raise Unscrubbable(
+            "the format",
+            f"this is a {detected} capture, scrubbed only as {detected}: "
+            f"upload it as {detected}, or leave the format to detection (not {fmt})",
+        )
