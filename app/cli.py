@@ -7,7 +7,10 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .captures import FORMATS, Limits, read_capture
+from .captures import FORMAT_NAMES, Limits
+from .captures.ingest import ingest
+from .captures.read import readable
+from .domain.dialects import NAMES as DIALECT_NAMES
 from .report import render, render_json
 
 EXIT_OK = 0
@@ -26,8 +29,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"streamscope: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_NO_STREAM
-    capture = read_capture(data, args.format, Limits())
-    read_any = any(stream.raw for stream in capture.streams)
+    capture = ingest(data, args.format, Limits(dialect=args.dialect), store=False).capture
+    read_any = readable(capture)
     if args.json:
         sys.stdout.buffer.write(render_json(capture, args.stall_ms))
     else:
@@ -87,7 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     inspect = commands.add_parser("inspect", help="read a capture and summarise each stream")
     inspect.add_argument("file", help="capture file, or - for standard input")
-    inspect.add_argument("--format", choices=sorted(FORMATS), help="skip detection")
+    inspect.add_argument("--format", choices=sorted(FORMAT_NAMES), help="skip detection")
+    inspect.add_argument(
+        "--dialect",
+        choices=sorted(DIALECT_NAMES),
+        help="read the payloads as this dialect instead of detecting it",
+    )
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
     inspect.add_argument(
         "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"

@@ -18,14 +18,13 @@ from .captures import Capture
 from .domain.events import (
     Finish,
     Logprobs,
-    Meta,
     ReasoningDelta,
     RefusalDelta,
     TextDelta,
     ToolCallEnd,
 )
 from .domain.stream import Stream
-from .domain.summary import diagnostic_json, dialect_of, summarize
+from .domain.summary import diagnostic_json, dialect_of, identity, summarize
 
 INDENT = "  "
 
@@ -112,22 +111,6 @@ def _output_lines(index: int, out: _Output) -> list[str]:
     return lines
 
 
-def _identity(stream: Stream) -> tuple[Any, Any]:
-    """The response's id and model as its meta events name them (Gemini: responseId and
-    modelVersion)."""
-    found: dict[str, Any] = {}
-    for event in stream.events:
-        if isinstance(event, Meta):
-            for key, alias in (("id", "id"), ("responseId", "id"), ("model", "model")):
-                if event.fields.get(key) not in (None, "") and (
-                    alias == "model" or alias not in found
-                ):
-                    found[alias] = event.fields[key]
-            if event.fields.get("modelVersion") and "model" not in found:
-                found["model"] = event.fields["modelVersion"]
-    return found.get("id"), found.get("model")
-
-
 def _metrics_lines(metrics: dict[str, Any]) -> list[str]:
     tokens = metrics["output_tokens"]
     count = f"{tokens} ({metrics['tokens_source']})" if tokens is not None else "unknown"
@@ -160,6 +143,7 @@ def render_json(capture: Capture, stall_ms: float = 250.0) -> bytes:
     """``inspect --json``: the format, capture diagnostics and every stream's summary."""
     document = {
         "format": capture.format,
+        "format_reason": capture.format_reason,
         "compression": capture.compression,
         "diagnostics": [diagnostic_json(d) for d in capture.diagnostics],
         "streams": [summarize(stream, stall_ms) for stream in capture.streams],
@@ -177,7 +161,7 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
         out.append(f"  [{diag.severity}] {diag.code}: {diag.message}")
     for stream in capture.streams:
         summary = summarize(stream, stall_ms)
-        response_id, model = _identity(stream)
+        response_id, model = identity(stream)
         out.append("")
         dialect = stream.dialect or "unknown dialect"
         out.append(

@@ -17,7 +17,7 @@ from app.captures import read_capture
 from app.domain.assemble import assemble, plain
 
 from .helpers import corpus
-from .live_server import LiveServer
+from .live_server import ROOT, LiveServer
 
 pytestmark = pytest.mark.integration  # starts real servers on loopback
 
@@ -468,3 +468,34 @@ def test_busy_when_all_import_slots_are_taken(tmp_path, monkeypatch):
         )
     assert imported.record.id
     store.close()
+
+
+def test_a_dialect_named_at_upload_sticks_with_the_stored_capture(tmp_path):
+    """A wrong guess is fixed by naming the dialect; the stored capture keeps the name, so it
+    reads the same after a restart (nothing cached) as in the upload's answer."""
+    data = (ROOT / "tests/captures/dialects/anthropic-claude-haiku-4-5-tool-use.sse").read_bytes()
+    with LiveServer(tmp_path / "data") as live:
+        status, answer = upload(live, data, dialect="chat-completions")
+        assert status == 201, answer
+        assert answer["streams"][0]["dialect"] == "chat-completions"
+        status, detected = upload(live, data)
+        assert detected["streams"][0]["dialect"] == "anthropic-messages"
+        status, wrong = upload(live, data, dialect="klingon")
+        assert status == 400 and wrong["error"]["code"] == "bad_dialect"
+    with LiveServer(tmp_path / "data") as again:
+        status, _, body = request(again, "GET", f"/api/captures/{answer['id']}")
+        meta = json.loads(body)
+        assert meta["dialect"] == "chat-completions"
+        assert meta["streams"][0]["dialect"] == "chat-completions"
+
+
+def test_the_original_of_a_binary_capture_downloads_with_its_own_suffix(server):
+    data = (
+        ROOT / "tests/captures/dialects/bedrock-converse-nova-micro-text.eventstream"
+    ).read_bytes()
+    status, answer = upload(server, data)
+    assert status == 201, answer
+    path = f"/api/captures/{answer['id']}/download/original"
+    status, headers, body = request(server, "GET", path)
+    assert status == 200 and body == data
+    assert headers["content-disposition"].endswith('.eventstream"')

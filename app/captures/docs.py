@@ -13,7 +13,6 @@ import re
 
 from ..domain.events import RawEvent
 from ..domain.stream import Source, Stream
-from ..domain.timeline import TimelineBuilder
 from .model import Limits, long_line
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
@@ -58,7 +57,7 @@ def comment_text(line: bytes) -> bytes:
 
 class _DocsReader:
     def __init__(self, data: bytes, limits: Limits, origin: str) -> None:
-        self.builder = TimelineBuilder(Source(data), origin=origin, max_events=limits.max_events)
+        self.builder = limits.builder(Source(data), origin=origin, container="docs")
         self.max_line = limits.max_line
         self.block: list[bytes] = []
         self.block_size = 0  # over max_line: the value is skipped (its pieces dropped)

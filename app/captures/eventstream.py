@@ -14,14 +14,13 @@ from ..domain.body import EventStreamFeeder, frame_data
 from ..domain.eventstream import PRELUDE, EventStreamDecoder, Frame, is_eventstream
 from ..domain.eventstream_format import encode_frame, encode_header, parse_headers
 from ..domain.stream import Source, Stream
-from ..domain.timeline import TimelineBuilder
 from .model import Capture, Limits
 
 _LENGTHS = struct.Struct(">II")
 
 
 def read_eventstream(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
-    builder = TimelineBuilder(Source(data), max_events=limits.max_events)
+    builder = limits.builder(Source(data), container="eventstream")
     feeder = EventStreamFeeder(builder, max_frame=limits.max_line)
     feeder.feed_all(data)
     return feeder.close()

@@ -1,9 +1,10 @@
 """Converting a read capture to the download formats: Streamscope's timed format, JSON Lines
 of chunks, plain SSE. The stored original is offered as it is.
 
-Payloads are taken back out of each raw event's text the way its reader put them in: SSE
-events are decoded again, JSON lines and array elements are their text, documentation-form
-blocks are compacted to one line when they parse.
+Payloads are taken back out of each raw event's text by the stream's container (how its reader
+put them in, docs/formats.md): SSE events are decoded again, binary frames give their payload,
+JSON lines and array elements are their text, documentation-form blocks are compacted to one
+line when they parse.
 """
 
 from __future__ import annotations
@@ -20,25 +21,32 @@ from .eventstream import frame_payload
 from .model import Capture
 from .timed import end_line, header_line, read_line
 
-SSE_FORMATS = {"sse", "curl", "har", "timed"}
+# The content type a timed capture's reads are read back with, by container (SSE: none needed).
+CONTENT_TYPES = {"eventstream": EVENTSTREAM_TYPE, "lines": "application/x-ndjson"}
 
 
-def payloads(stream: Stream, fmt: str | None) -> Iterator[bytes]:
-    for index, raw in enumerate(stream.raw):
-        if raw.kind != "event":
-            continue
-        text = stream.source.slice(raw.byte, raw.end)
-        if fmt == "eventstream":
-            yield frame_payload(text)
-        elif fmt in SSE_FORMATS:
-            decoder = SSEDecoder()
-            items = decoder.feed(text) + decoder.feed(b"\n\n") + decoder.close()
-            yield from (item.data for item in items if item.data is not None)
-        else:
-            yield _one_line(text, fmt, index)
+def payloads(stream: Stream) -> Iterator[bytes]:
+    extract = _EXTRACT.get(stream.container, _one_line)
+    for raw in stream.raw:
+        if raw.kind == "event":
+            yield from extract(stream.source.slice(raw.byte, raw.end))
 
 
-def _one_line(text: bytes, fmt: str | None, index: int) -> bytes:
+def _sse(text: bytes) -> Iterator[bytes]:
+    decoder = SSEDecoder()
+    items = decoder.feed(text) + decoder.feed(b"\n\n") + decoder.close()
+    return (item.data for item in items if item.data is not None)
+
+
+def _frame(text: bytes) -> Iterator[bytes]:
+    yield frame_payload(text)
+
+
+def _one_line(text: bytes) -> Iterator[bytes]:
+    yield _compact(text)
+
+
+def _compact(text: bytes) -> bytes:
     body = text.strip()
     if body.startswith(b"data:"):
         body = body[5:].strip()
@@ -50,11 +58,14 @@ def _one_line(text: bytes, fmt: str | None, index: int) -> bytes:
     return body
 
 
+_EXTRACT = {"sse": _sse, "eventstream": _frame}
+
+
 def to_jsonl(capture: Capture) -> bytes:
     lines = [
         payload
         for stream in capture.streams
-        for payload in payloads(stream, capture.format)
+        for payload in payloads(stream)
         if payload.strip() != b"[DONE]"
     ]
     return b"\n".join(lines) + (b"\n" if lines else b"")
@@ -63,10 +74,7 @@ def to_jsonl(capture: Capture) -> bytes:
 def to_sse(capture: Capture) -> bytes:
     out: list[bytes] = []
     for stream in capture.streams:
-        out.extend(
-            b"data: " + p.replace(b"\n", b"\ndata: ") + b"\n\n"
-            for p in payloads(stream, capture.format)
-        )
+        out.extend(b"data: " + p.replace(b"\n", b"\ndata: ") + b"\n\n" for p in payloads(stream))
     return b"".join(out)
 
 
@@ -76,7 +84,9 @@ def to_timed(capture: Capture, original: bytes, *, source: dict | None = None) -
     if capture.format == "timed":
         return original
     created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    response = {"content_type": EVENTSTREAM_TYPE} if capture.format == "eventstream" else {}
+    containers = {stream.container for stream in capture.streams}
+    content_type = CONTENT_TYPES.get(containers.pop()) if len(containers) == 1 else None
+    response = {"content_type": content_type} if content_type else {}
     header = header_line(created=created, source=source or {}, request={}, response=response)
     header = header[:-2] + b',"timing":"none"}\n'
     reads = []

@@ -6,7 +6,6 @@ import re
 
 from ..domain.events import RawEvent
 from ..domain.stream import Source, Stream
-from ..domain.timeline import TimelineBuilder
 from .model import Limits, long_line
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
@@ -14,7 +13,7 @@ _TOKENS = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"?|[\[\]{},]')
 
 
 def read_jsonl(data: bytes, limits: Limits, origin: str = "capture") -> list[Stream]:
-    builder = TimelineBuilder(Source(data), origin=origin, max_events=limits.max_events)
+    builder = limits.builder(Source(data), origin=origin, container="lines")
     line_no, pos = 1, 0
     for match in _LINE.finditer(data):
         if match.end() == match.start():
@@ -41,7 +40,7 @@ def read_jsonl(data: bytes, limits: Limits, origin: str = "capture") -> list[Str
 def read_json_array(data: bytes, limits: Limits, origin: str = "capture") -> list[Stream]:
     """Each top-level element of the array is one payload, kept as its own text. A lone
     (pretty-printed) object is one payload."""
-    builder = TimelineBuilder(Source(data), origin=origin, max_events=limits.max_events)
+    builder = limits.builder(Source(data), origin=origin, container="json")
     stripped = data.lstrip(b"\xef\xbb\xbf \t\r\n")
     if not stripped:
         spans = []
@@ -64,7 +63,7 @@ def read_json_body(
     source: Source, body: bytes, limits: Limits, *, origin: str, line: int = 1, byte: int = 0
 ) -> list[Stream]:
     """A non-streaming answer: the whole body is one payload."""
-    builder = TimelineBuilder(source, origin=origin, max_events=limits.max_events)
+    builder = limits.builder(source, origin=origin, container="json")
     if len(body) > limits.max_line:
         builder.diagnostic(long_line(len(body), limits.max_line, line, byte))
         return builder.close()

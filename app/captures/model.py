@@ -7,28 +7,32 @@ from typing import Any
 
 from ..domain.events import Diagnostic
 from ..domain.sse import DEFAULT_MAX_LINE, line_too_long
-from ..domain.stream import Stream
-from ..domain.timeline import DEFAULT_MAX_EVENTS
-
-FORMATS: dict[str, str] = {
-    "sse": "raw Server-Sent Events, as sent on the wire",
-    "docs": "the documentation form: pretty-printed chunks after data:, '...' elisions, prose",
-    "jsonl": "JSON Lines, one chunk object per line",
-    "json": "a JSON array of chunk objects",
-    "har": "HAR 1.2 exported from browser DevTools",
-    "curl": "curl -N / curl -i output (status line and headers before the body)",
-    "timed": "Streamscope's timed capture (JSON Lines of network reads with time offsets)",
-    "eventstream": "AWS event-stream binary frames (Bedrock)",
-}
+from ..domain.stream import Source, Stream
+from ..domain.timeline import DEFAULT_MAX_EVENTS, TimelineBuilder
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds on what one capture may cost to read."""
+    """How to read a capture: bounds on what it may cost, and the dialect when the user names
+    one (docs/dialects.md, "Detection"; None: detected from the payloads)."""
 
     max_decompressed: int = 256 * 1024 * 1024
     max_line: int = DEFAULT_MAX_LINE
     max_events: int = DEFAULT_MAX_EVENTS
+    dialect: str | None = None
+
+    def builder(
+        self, source: Source, *, origin: str = "capture", container: str = "sse", **options: Any
+    ) -> TimelineBuilder:
+        """A timeline builder that keeps these limits and reads this dialect."""
+        return TimelineBuilder(
+            source,
+            origin=origin,
+            max_events=self.max_events,
+            dialect=self.dialect,
+            container=container,
+            **options,
+        )
 
 
 def long_line(size: int, cap: int, line: int, byte: int) -> Diagnostic:
@@ -50,6 +54,7 @@ class Capture:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     compression: str | None = None
     header: dict[str, Any] | None = None
+    format_reason: str | None = None  # why this format: what detection saw, or the user's choice
 
     def note(self, code: str, severity: str, message: str, line: int | None = None) -> None:
         self.diagnostics.append(

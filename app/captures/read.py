@@ -9,20 +9,10 @@ from __future__ import annotations
 import re
 import zlib
 
-import orjson
-
-from ..domain.eventstream import is_eventstream
-from .docs import looks_like_docs, read_docs
-from .eventstream import read_eventstream
-from .har import read_har
-from .jsonl import read_json_array, read_jsonl
-from .model import FORMATS, Capture, Limits
-from .sse import read_curl, read_sse
-from .timed import is_timed, read_timed
+from .formats import FORMATS, NAMES, Format, format_named
+from .model import Capture, Limits
 
 SNIFF = 64 * 1024
-# An SSE field or comment at a line start: the start of the text, or after LF, CR or CRLF.
-_SSE_FIELD = re.compile(rb"(?:\A|(?<=[\r\n]))(?:(?:data|event|id|retry) ?:|:)")
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
@@ -32,16 +22,19 @@ def read_capture(data: bytes, fmt: str | None = None, limits: Limits | None = No
     if data[:2] == b"\x1f\x8b":
         capture.compression = "gzip"
         data = gunzip(data, limits.max_decompressed, capture)
-    if fmt is not None and fmt not in FORMATS:
+    if fmt is not None and format_named(fmt) is None:
         capture.note(
-            "unknown_format", "error", f"unknown format {fmt!r}; known: {', '.join(FORMATS)}"
+            "unknown_format", "error", f"unknown format {fmt!r}; known: {', '.join(NAMES)}"
         )
         return capture
+    if fmt is not None:
+        capture.format_reason = "named by the user"
     fmt = fmt or detect(data, capture)
     capture.format = fmt
-    if fmt is None:
+    found = format_named(fmt)
+    if found is None:
         return capture
-    capture.streams = _READERS[fmt](data, capture, limits)
+    capture.streams = found.read(data, capture, limits)
     if not readable(capture):
         capture.note("no_stream", "error", f"no stream could be read as {fmt}")
     return capture
@@ -91,33 +84,27 @@ def gunzip(data: bytes, cap: int, capture: Capture) -> bytes:
 
 
 def detect(data: bytes, capture: Capture) -> str | None:
+    """The first registered format that recognises the file (formats.py, in order), with the
+    reason kept in ``capture.format_reason``; None, with a diagnostic, when none does."""
     head = data[:SNIFF]
     text = head.lstrip(b"\xef\xbb\xbf").lstrip()
     if not text:
         capture.note("empty", "error", "not a stream: the file is empty")
         return None
-    if is_eventstream(head):
-        return "eventstream"
+    line = _LINE_END.split(text, maxsplit=1)[0]
+    binary = [f for f in FORMATS if f.binary and f.sniff is not None]
+    found = _first(binary, head, text, line, capture)
+    if found is not None:
+        return found
     if _is_binary(head):
         capture.note("binary", "error", "not a stream: this is binary data, not text")
         return None
-    lowered = text[:512].lower()
-    if lowered.startswith((b"<!doctype html", b"<html")) or b"<html" in lowered[:200]:
+    if _is_html(text):
         capture.note("html", "error", "not a stream: this is an HTML page (an error page?)")
         return None
-    if text.startswith(b"HTTP/"):
-        return "curl"
-    first_line = _LINE_END.split(text, maxsplit=1)[0]
-    if text[:1] == b"{":
-        if is_timed(first_line):
-            return "timed"
-        if b'"log"' in head[:4096] and b'"entries"' in head:
-            return "har"
-        return "jsonl" if _is_json(first_line) else "json"
-    if text[:1] == b"[" and not text.startswith(b"[DONE]"):
-        return "json"
-    if _SSE_FIELD.search(text):
-        return "docs" if looks_like_docs(text) else "sse"
+    found = _first([f for f in FORMATS if not f.binary], head, text, line, capture)
+    if found is not None:
+        return found
     capture.note(
         "unknown_format",
         "error",
@@ -126,12 +113,20 @@ def detect(data: bytes, capture: Capture) -> str | None:
     return None
 
 
-def _is_json(line: bytes) -> bool:
-    try:
-        orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return False
-    return True
+def _first(
+    candidates: list[Format], head: bytes, text: bytes, line: bytes, capture: Capture
+) -> str | None:
+    for candidate in candidates:
+        reason = candidate.sniff(head, text, line) if candidate.sniff is not None else None
+        if reason is not None:
+            capture.format_reason = reason
+            return candidate.name
+    return None
+
+
+def _is_html(text: bytes) -> bool:
+    lowered = text[:512].lower()
+    return lowered.startswith((b"<!doctype html", b"<html")) or b"<html" in lowered[:200]
 
 
 def _is_binary(head: bytes) -> bool:
@@ -139,15 +134,3 @@ def _is_binary(head: bytes) -> bool:
         return True
     controls = sum(1 for b in head[:4096] if b < 9 or 13 < b < 32)
     return controls > len(head[:4096]) // 20
-
-
-_READERS = {
-    "sse": lambda d, c, lim: read_sse(d, lim),
-    "docs": lambda d, c, lim: read_docs(d, lim),
-    "jsonl": lambda d, c, lim: read_jsonl(d, lim),
-    "json": lambda d, c, lim: read_json_array(d, lim),
-    "har": read_har,
-    "curl": read_curl,
-    "timed": read_timed,
-    "eventstream": read_eventstream,
-}

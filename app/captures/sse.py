@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..domain.stream import Source, Stream
-from ..domain.timeline import SSEFeeder, TimelineBuilder
+from ..domain.timeline import SSEFeeder
 from .model import Capture, Limits
 
 _STATUS = re.compile(rb"HTTP/[0-9.]+ +(\d{3})[^\r\n]*")
@@ -25,7 +25,7 @@ def read_sse_body(
     line: int = 1,
     byte: int = 0,
 ) -> list[Stream]:
-    builder = TimelineBuilder(source, origin=origin, max_events=limits.max_events)
+    builder = limits.builder(source, origin=origin)
     feeder = SSEFeeder(builder, line=line, byte=byte, max_line=limits.max_line)
     feeder.feed_all(body)
     return feeder.close()

@@ -32,7 +32,6 @@ from ..domain.jsontext import decode_lenient, deep_problem, too_deep
 from ..domain.shapes import as_object
 from ..domain.sse import DEFAULT_MAX_LINE
 from ..domain.stream import Source, Stream
-from ..domain.timeline import TimelineBuilder
 from .model import Capture, Limits, long_line
 
 FORMAT_NAME = "streamscope.timed"
@@ -219,12 +218,8 @@ def read_timed(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     origin = str(source.get("url") or "timed capture")
     # A converted capture ("timing": "none") has no real times and may hold several streams.
     real_timing = header.get("timing") != "none"
-    builder = TimelineBuilder(
-        Source(),
-        origin=origin,
-        split_on_done=not real_timing,
-        timed=real_timing,
-        max_events=limits.max_events,
+    builder = limits.builder(
+        Source(), origin=origin, split_on_done=not real_timing, timed=real_timing
     )
     feeder = BodyFeeder(builder, records.content_type, max_line=limits.max_line)
     for t, chunk in records.reads:

@@ -11,6 +11,7 @@ from .stream import Stream
 from .timeline import FEED_BLOCK, SSEFeeder, TimelineBuilder
 
 EVENTSTREAM_TYPE = "application/vnd.amazon.eventstream"
+CONTAINER_OF = {"sse": "sse", "eventstream": "eventstream", "json": "json"}  # body mode -> Stream
 
 
 class BodyFeeder:
@@ -42,6 +43,7 @@ class BodyFeeder:
             else "other"
         )
         self.content_type = content_type
+        builder.contain(CONTAINER_OF.get(self.mode, "json"))
         start = builder.source.end
         self.stream: SSEFeeder | EventStreamFeeder | None = None
         if self.mode == "sse":

@@ -76,6 +76,10 @@ class Stream:
     events: list[Event] = field(default_factory=list)
     timed: bool = False
     request: dict[str, Any] | None = None
+    # How its raw events hold their payloads (docs/formats.md, "Containers"): "sse" events,
+    # "lines" (one JSON payload per line), "json" (array elements, or one whole body), "docs"
+    # (documentation-form blocks) or "eventstream" (binary frames).
+    container: str = "sse"
     dialect: str | None = None  # the registered dialect's name, once known (docs/dialects.md)
     dialect_reason: str | None = None  # why: the payload that decided it, or "named by the user"
     end_reason: str | None = None

@@ -6,7 +6,7 @@ from typing import Any
 
 from .dialects import CHAT, by_name
 from .dialects.base import Dialect
-from .events import Diagnostic, Payload, StreamError, ToolCallEnd
+from .events import Diagnostic, Meta, Payload, StreamError, ToolCallEnd
 from .metrics import DEFAULT_STALL_MS, compute
 from .normalize import normalized
 from .stream import Stream
@@ -27,6 +27,22 @@ def dialect_of(stream: Stream) -> Dialect:
     """The stream's dialect; one whose payloads named none is summed up as chat completions
     (an empty completion)."""
     return by_name(stream.dialect) or CHAT
+
+
+def identity(stream: Stream) -> tuple[Any, Any]:
+    """The response's id and model as its meta events name them (Gemini: responseId and
+    modelVersion); the last model when it changed (a model router)."""
+    found: dict[str, Any] = {}
+    for event in stream.events:
+        if isinstance(event, Meta):
+            for key, alias in (("id", "id"), ("responseId", "id"), ("model", "model")):
+                if event.fields.get(key) not in (None, "") and (
+                    alias == "model" or alias not in found
+                ):
+                    found[alias] = event.fields[key]
+            if event.fields.get("modelVersion") and "model" not in found:
+                found["model"] = event.fields["modelVersion"]
+    return found.get("id"), found.get("model")
 
 
 def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, Any]:

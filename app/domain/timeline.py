@@ -36,9 +36,11 @@ class TimelineBuilder:
         timed: bool = False,
         max_events: int = DEFAULT_MAX_EVENTS,
         dialect: str | None = None,
+        container: str = "sse",
     ) -> None:
         self.source = source
         self.dialect = dialect
+        self.container = container
         self.origin = origin
         self.split_on_done = split_on_done
         self.timed = timed
@@ -52,8 +54,15 @@ class TimelineBuilder:
     def stream(self) -> Stream:
         return self.streams[-1]
 
+    def contain(self, container: str) -> None:
+        """The payloads come in this container from now on (a response body whose content
+        type says so)."""
+        self.container = self.stream.container = container
+
     def _start_stream(self) -> None:
-        stream = Stream(index=len(self.streams), source=self.source, timed=self.timed)
+        stream = Stream(
+            index=len(self.streams), source=self.source, timed=self.timed, container=self.container
+        )
         stream.origin = (
             self.origin if not self.streams else f"{self.origin}, stream {stream.index + 1}"
         )

@@ -44,6 +44,7 @@ class NewCapture:
     expires_in: float | None = None
     redacted: list[dict[str, Any]] = field(default_factory=list)
     source: str = "upload"
+    dialect: str | None = None  # named at upload (None: detected from the payloads)
 
 
 @dataclass
@@ -60,6 +61,7 @@ class CaptureRecord:
     redacted: list[dict[str, Any]]
     compression: str | None = None
     source: str = "upload"
+    dialect: str | None = None
 
     def expired(self, now: float | None = None) -> bool:
         return self.expires is not None and (now or time.time()) >= self.expires
@@ -77,6 +79,7 @@ class CaptureRecord:
             "redacted": self.redacted,
             "compression": self.compression,
             "source": self.source,
+            "dialect": self.dialect,
         }
 
 

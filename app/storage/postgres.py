@@ -31,6 +31,8 @@ class PostgresStore(SQLStore):
             db.execute("SELECT pg_advisory_xact_lock(7419)")
             for statement in filter(str.strip, schema.split(";")):
                 db.execute(statement)
+            # A store made before dialects could be named.
+            db.execute("ALTER TABLE captures ADD COLUMN IF NOT EXISTS dialect TEXT")
 
     @contextmanager
     def _transaction(self, db: Any) -> Iterator[Any]:

@@ -21,7 +21,7 @@ import orjson
 
 from .base import CaptureRecord, NewCapture, hash_token, new_id, new_token, token_matches
 
-COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source"
+COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS captures (
     id TEXT PRIMARY KEY,
@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS captures (
     redacted TEXT NOT NULL,
     compression TEXT,
     source TEXT NOT NULL DEFAULT 'upload',
-    parts INTEGER NOT NULL DEFAULT 1
+    parts INTEGER NOT NULL DEFAULT 1,
+    dialect TEXT
 );
 CREATE TABLE IF NOT EXISTS capture_parts (
     capture_id TEXT NOT NULL REFERENCES captures(id) ON DELETE CASCADE,
@@ -115,11 +116,12 @@ class SQLStore:
             redacted=capture.redacted,
             compression=capture.compression,
             source=capture.source,
+            dialect=capture.dialect,
         )
         with self._tx() as db:
             self._run(
                 db,
-                f"INSERT INTO captures ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO captures ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 _row(record),
             )
             self._run(db, "INSERT INTO capture_parts VALUES (?, 0, ?)", (record.id, capture.data))
@@ -229,4 +231,5 @@ def _row(record: CaptureRecord) -> tuple:
         orjson.dumps(record.redacted).decode(),
         record.compression,
         record.source,
+        record.dialect,
     )

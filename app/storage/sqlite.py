@@ -33,6 +33,8 @@ class SQLiteStore(SQLStore):
         columns = {row[1] for row in db.execute("PRAGMA table_info(captures)")}
         if "parts" not in columns:  # a store made before parts were counted
             db.execute("ALTER TABLE captures ADD COLUMN parts INTEGER NOT NULL DEFAULT 1")
+        if "dialect" not in columns:  # a store made before dialects could be named
+            db.execute("ALTER TABLE captures ADD COLUMN dialect TEXT")
 
     @contextmanager
     def _transaction(self, db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:

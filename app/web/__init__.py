@@ -63,11 +63,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     rules = BodyRules(
         settings.max_upload_mb, settings.body_timeout, settings.body_min_rate_kb * 1024
     )
+    sources = Sources(limits, settings.capture_cache, store)
     Services(
         settings=settings,
         store=store,
-        sources=Sources(limits, settings.capture_cache, store),
-        importer=Importer(store, limits, settings.max_concurrent_imports),
+        sources=sources,
+        importer=Importer(store, limits, settings.max_concurrent_imports, sources.remember),
         live=live_runs,
         admission=Admission(
             settings.ws_capacity, settings.ws_per_client, settings.ws_rate, settings.ws_burst

@@ -56,7 +56,12 @@ def upload() -> tuple[Response, int]:
     with importer.slot():  # the body is all here already (bodies.py)
         data, name = _upload_bytes()
         imported = importer.run(
-            data, title=arg("title"), expires=arg("expires"), fmt=arg("format"), name=name
+            data,
+            title=arg("title"),
+            expires=arg("expires"),
+            fmt=arg("format"),
+            name=name,
+            dialect=arg("dialect"),
         )
     record, capture = imported.record, imported.capture
     body = {

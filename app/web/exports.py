@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-from ..captures import Capture
+from ..captures import Capture, format_named
 from ..captures.export import to_jsonl, to_sse, to_timed
 from ..storage import CaptureRecord
 
 EXPORTS = ("original", "timed", "jsonl", "sse")
-SUFFIX = {
-    "sse": ".sse",
-    "docs": ".txt",
-    "jsonl": ".jsonl",
-    "json": ".json",
-    "har": ".har",
-    "curl": ".txt",
-    "timed": ".timed.jsonl",
-}
 
 
 def export(
     kind: str, original: bytes, capture: Capture, record: CaptureRecord
 ) -> tuple[bytes, str]:
     if kind == "original":
-        return original, SUFFIX.get(record.format, ".txt")
+        found = format_named(record.format)
+        return original, found.suffix if found is not None else ".txt"
     if kind == "timed":
         return to_timed(
             capture, original, source={"capture": record.id, "format": record.format}

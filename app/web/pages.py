@@ -6,19 +6,11 @@ from datetime import UTC, datetime
 
 from flask import Blueprint, render_template, request
 
+from ..captures import FORMATS, format_named
 from ..demos import catalog, find
+from ..domain.dialects import DIALECTS
 from .errors import NotFound
 from .services import services
-
-FORMAT_NAMES = {
-    "sse": "A raw SSE capture",
-    "docs": "A documentation-form capture",
-    "jsonl": "JSON Lines of chunks",
-    "json": "A JSON array of chunks",
-    "har": "A HAR capture from DevTools",
-    "curl": "curl output",
-    "timed": "A timed capture",
-}
 
 pages = Blueprint("pages", __name__)
 THEMES = ("light", "dark")
@@ -53,7 +45,16 @@ def humantime(timestamp: float) -> str:
 
 @pages.get("/")
 def home() -> str:
-    return render_template("home.html", demos=list(catalog().values()))
+    """The demos, and the upload form, whose format and dialect lists come from the registries
+    (a wrong guess of either can be fixed there)."""
+    return render_template(
+        "home.html", demos=list(catalog().values()), formats=FORMATS, dialects=DIALECTS
+    )
+
+
+def _noun(name: str) -> str:
+    found = format_named(name)
+    return found.noun if found is not None else name
 
 
 @pages.get("/demos/<name>")
@@ -84,7 +85,7 @@ def _capture_page(capture_id: str, embed: bool) -> str:
     return render_template(
         "player.html",
         title=record.title,
-        description=f"{FORMAT_NAMES.get(record.format, record.format)} ({streams}), replayed in Streamscope.",
+        description=f"{_noun(record.format)} ({streams}), replayed in Streamscope.",
         source_kind="capture",
         source_id=record.id,
         record=record,

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..captures import Capture, Limits, read_capture
+from ..captures.ingest import ingest, with_dialect
 from ..demos import find as find_demo
-from ..storage import CaptureStore
+from ..storage import CaptureRecord, CaptureStore
 from .errors import NotFound
 
 
@@ -39,12 +40,15 @@ class CaptureCache:
                 self._items.move_to_end(key)
                 return found
         loaded = load()  # parse outside the lock; a rare double parse is harmless
+        self.put(key, loaded)
+        return loaded
+
+    def put(self, key: str, loaded: Loaded) -> None:
         with self._lock:
             self._items[key] = loaded
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
-        return loaded
 
     def drop(self, key: str) -> None:
         with self._lock:
@@ -86,12 +90,12 @@ class Sources:
                 "no such capture (deleted, expired, or never uploaded)", code="no_capture"
             )
 
-        version = (record.size, record.title)  # a recording still growing, a renamed capture
+        version = _version(record)
 
         def load() -> Loaded:
-            capture = read_capture(store.read_bytes(capture_id), record.format, self.limits)
-            info = {"kind": "capture", "id": capture_id, "redacted": record.redacted}
-            return Loaded(f"capture:{capture_id}", record.title, capture, info, version)
+            limits = with_dialect(self.limits, record.dialect)
+            data = store.read_bytes(capture_id)
+            return self._loaded(record, ingest(data, record.format, limits, store=False).capture)
 
         key = f"capture:{capture_id}"
         loaded = self.cache.get(key, load)
@@ -99,3 +103,18 @@ class Sources:
             self.cache.drop(key)
             loaded = self.cache.get(key, load)
         return loaded
+
+    def remember(self, record: CaptureRecord, capture: Capture) -> None:
+        """A capture just read on its way in (an upload, a finished recording): cached as the
+        stored bytes would read, so its first open does not read it again."""
+        self.cache.put(f"capture:{record.id}", self._loaded(record, capture))
+
+    @staticmethod
+    def _loaded(record: CaptureRecord, capture: Capture) -> Loaded:
+        info = {"kind": "capture", "id": record.id, "redacted": record.redacted}
+        return Loaded(f"capture:{record.id}", record.title, capture, info, _version(record))
+
+
+def _version(record: CaptureRecord) -> tuple[int, str]:
+    """What a cached copy was read from: a recording still growing, a renamed capture."""
+    return (record.size, record.title)

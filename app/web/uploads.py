@@ -11,16 +11,14 @@ stored (docs/security.md, "What one client can cost")."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ..captures import Capture, Limits, detect, read_capture
-from ..captures.model import FORMATS
-from ..captures.read import gunzip, readable
-from ..captures.scrub import Unscrubbable, scrub
-from ..domain.summary import diagnostic_json
+from ..captures import Capture, Limits
+from ..captures.ingest import IngestError, ingest, with_dialect
+from ..domain.summary import dialect_of, identity, summarize
 from ..storage import CaptureRecord, CaptureStore, NewCapture
 from ..storage.base import EXPIRY
 from .errors import BadRequest, Busy, PayloadTooLarge
@@ -37,9 +35,19 @@ class Imported:
 
 
 class Importer:
-    def __init__(self, store: CaptureStore, limits: Limits, concurrent: int) -> None:
+    """Uploads through the one ingest path (captures/ingest.py), stored, and handed to the
+    parsed-capture cache (``remember``) so that the first open does not read them again."""
+
+    def __init__(
+        self,
+        store: CaptureStore,
+        limits: Limits,
+        concurrent: int,
+        remember: Callable[[CaptureRecord, Capture], None] = lambda record, capture: None,
+    ) -> None:
         self.store = store
         self.limits = limits
+        self.remember = remember
         self._slots = threading.BoundedSemaphore(concurrent)
 
     @contextmanager
@@ -60,61 +68,29 @@ class Importer:
         expires: str | None,
         fmt: str | None,
         name: str | None,
+        dialect: str | None = None,
     ) -> Imported:
         """Import ``data``; the caller holds a ``slot()``."""
         if expires not in (None, "", *EXPIRY):
             raise BadRequest(f"expires must be one of {', '.join(EXPIRY)}", code="bad_expires")
-        if fmt not in (None, "") and fmt not in FORMATS:
-            raise BadRequest(
-                f"unknown format {fmt!r}; known: {', '.join(FORMATS)}", code="bad_format"
-            )
-        return self._import(data, title, expires or "never", fmt or None, name)
-
-    def _import(
-        self, data: bytes, title: str | None, expires: str, fmt: str | None, name: str | None
-    ) -> Imported:
-        probe = Capture(format=None)
-        compression = None
-        if data[:2] == b"\x1f\x8b":
-            compression = "gzip"
-            data = gunzip(data, self.limits.max_decompressed, probe)
-            if any(d.code == "gzip_too_large" for d in probe.diagnostics):
-                cap = self.limits.max_decompressed // (1024 * 1024)
-                raise PayloadTooLarge(
-                    f"the capture is over the {cap} MB cap once decompressed "
-                    "(STREAMSCOPE_MAX_DECOMPRESSED_MB); nothing was stored",
-                    code="too_large_decompressed",
-                )
-        detected = fmt or detect(data, probe)
-        if detected is None:
-            problem = probe.diagnostics[-1]
-            raise BadRequest(
-                problem.message,
-                code=problem.code,
-                diagnostics=[diagnostic_json(d) for d in probe.diagnostics],
-            )
         try:
-            clean, redactions = scrub(data, detected)
-        except Unscrubbable as exc:
-            raise BadRequest(str(exc), code="cannot_scrub", where=exc.where, why=exc.why) from None
-        capture = read_capture(clean, detected, self.limits)
-        capture.compression = compression
-        if not readable(capture):
-            raise BadRequest(
-                f"no stream could be read as {detected}",
-                code="no_stream",
-                diagnostics=[diagnostic_json(d) for d in capture.all_diagnostics],
-            )
+            ingested = ingest(data, fmt or None, with_dialect(self.limits, dialect), store=True)
+        except IngestError as exc:
+            error = PayloadTooLarge if exc.too_large else BadRequest
+            raise error(exc.message, code=exc.code, **exc.extra) from None
+        capture = ingested.capture
         new = NewCapture(
-            data=clean,
+            data=ingested.data,
             title=_title(title, name, capture),
-            format=detected,
+            format=capture.format or "sse",
             streams=len(capture.streams),
-            compression=compression,
-            expires_in=EXPIRY[expires],
-            redacted=redactions.as_list(),
+            compression=capture.compression,
+            expires_in=EXPIRY[expires or "never"],
+            redacted=ingested.redactions.as_list(),
+            dialect=dialect or None,
         )
         record, token = self.store.add(new)
+        self.remember(record, capture)
         return Imported(record, token, capture)
 
 
@@ -126,22 +102,23 @@ def _title(title: str | None, name: str | None, capture: Capture) -> str:
 
 
 def stream_summaries(capture: Capture, stall_ms: float) -> list[dict[str, Any]]:
-    from ..domain.assemble import assemble, plain
-    from ..domain.metrics import compute
-
+    """Per stream, what an upload's answer and the metadata say: its dialect, model, outputs
+    and their stop reasons, its usage as the dialect reports it, metrics, diagnostics."""
     out = []
     for stream in capture.streams:
-        completion = plain(assemble(stream.events))
+        summary = summarize(stream, stall_ms)
+        outputs = summary["normalized"]["outputs"]
         out.append(
             {
                 "index": stream.index,
                 "origin": stream.origin,
-                "model": completion.get("model"),
-                "choices": len(completion["choices"]),
-                "finish_reasons": [c["finish_reason"] for c in completion["choices"]],
-                "usage": completion.get("usage"),
-                "metrics": compute(stream, stall_ms).to_json(),
-                "diagnostics": len(stream.diagnostics),
+                "dialect": stream.dialect,
+                "model": identity(stream)[1],
+                "choices": len(outputs),
+                "finish_reasons": [o["stop_reason"] for o in outputs],
+                "usage": dialect_of(stream).final_usage(summary["completion"]),
+                "metrics": summary["metrics"],
+                "diagnostics": len(summary["diagnostics"]),
             }
         )
     return out

@@ -40,6 +40,11 @@ function fields() {
   const body = new FormData();
   body.append("title", document.getElementById("upload-title").value);
   body.append("expires", document.getElementById("upload-expires").value);
+  // A wrong guess of the format or the dialect is fixed here; empty means "detect".
+  for (const name of ["format", "dialect"]) {
+    const value = document.getElementById(`upload-${name}`).value;
+    if (value) body.append(name, value);
+  }
   return body;
 }
 

@@ -1,11 +1,12 @@
 """Removing secrets from a capture before anything is stored (docs/security.md, "Secrets in
 uploads").
 
-One scrubber per format, each reading the file the way its reader does, all applying one set
-of rules (``rules.py``: secret header, parameter and field names, key shapes) through one
-sweep (``text.py``) and one set of value scrubbers (``values.py``):
+One scrubber per format (each format's record in ``formats.py`` names it), each reading the
+file the way its reader does, all applying one set of rules (``rules.py``: secret header,
+parameter and field names, key shapes) through one sweep (``text.py``) and one set of value
+scrubbers (``values.py``):
 
-* ``sse``, ``docs``, ``jsonl``, ``json``: the sweep, over the whole text;
+* ``sse``, ``docs``, ``jsonl``, ``ndjson``, ``json``: the sweep, over the whole text;
 * ``har``: ``har.py`` (only event-stream entries, no headers or cookies, bodies decoded);
 * ``curl``: ``curl.py`` (secret headers in the HTTP heads, then the sweep);
 * ``timed``: ``timed.py`` (the header's fields, the reads swept as one text);
@@ -17,23 +18,15 @@ what cannot be scrubbed is refused, never stored as it came.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..model import Capture
-from ..read import detect
-from .curl import scrub_curl
-from .eventstream import scrub_eventstream
-from .har import scrub_har
 from .redactions import REDACTED, Redactions, Unscrubbable
 from .rules import KEY_PATTERNS, SECRET_HEADERS
 from .text import sweep, sweep_pieces, sweep_str
-from .timed import scrub_timed
 from .values import scrub_form, scrub_json, scrub_url
 
 __all__ = [
     "KEY_PATTERNS",
     "REDACTED",
-    "SCRUBBERS",
     "SECRET_HEADERS",
     "Redactions",
     "Unscrubbable",
@@ -46,17 +39,6 @@ __all__ = [
     "sweep_str",
 ]
 
-Scrubber = Callable[[bytes, Redactions], bytes]
-SCRUBBERS: dict[str, Scrubber] = {
-    "sse": sweep,
-    "docs": sweep,
-    "jsonl": sweep,
-    "json": sweep,
-    "har": scrub_har,
-    "curl": scrub_curl,
-    "timed": scrub_timed,
-    "eventstream": scrub_eventstream,
-}
 GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -65,11 +47,14 @@ def scrub(data: bytes, fmt: str | None) -> tuple[bytes, Redactions]:
     if data[:2] == GZIP_MAGIC:
         # The reader would decompress it again, and read what the scrubber never saw.
         raise Unscrubbable("byte 0", "still gzip after decompressing (gzip inside gzip)")
-    scrubber = SCRUBBERS.get(fmt or "")
-    if scrubber is None:
+    from ..formats import format_named  # the registry imports the scrubbers
+
+    found = format_named(fmt)
+    if found is None:
         raise Unscrubbable("the format", f"no scrubber for format {fmt!r}")
+    scrubber = found.scrub
     redactions = Redactions()
-    if fmt in ("json", "jsonl"):
+    if fmt in ("json", "jsonl", "ndjson"):
         _refuse_hidden_structure(data, fmt)
         clean = scrubber(data, redactions)
         _refuse_hidden_structure(clean, fmt)  # a redaction can make broken JSON whole
@@ -80,6 +65,8 @@ def scrub(data: bytes, fmt: str | None) -> tuple[bytes, Redactions]:
 def _refuse_hidden_structure(data: bytes, fmt: str) -> None:
     """A HAR file or a timed capture read as plain JSON would show its headers, cookies and
     request as payload text, which the sweep alone does not know to remove."""
+    from ..read import detect
+
     detected = detect(data, Capture(format=None))
     if detected in ("har", "timed"):
         raise Unscrubbable(
