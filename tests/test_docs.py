@@ -55,3 +55,24 @@ def test_readme_lists_every_setting_and_every_testid_the_page_has():
     templates += (ROOT / "templates" / "_transport.html").read_text()
     for testid in re.findall(r'data-testid="([a-z-]+)"', templates):
         assert f"`{testid}`" in readme, testid
+
+
+def test_the_project_cites_only_docs_a_clone_of_it_has():
+    """Comments, docs and tests name files of the project itself (docs/...), never design notes
+    or folders outside it."""
+    cited = re.compile(r"\bdocs/([\w.-]+\.md)\b")
+    outside = re.compile(
+        r"\.\./(?:shared|design)|\b(?:SECURITY|STREAMS|ARCHITECTURE|ANCHORS|DIALECTS)\.md\b"
+    )
+    paths = [ROOT / "README.md", ROOT / "CHANGELOG.md"]
+    for folder in ("app", "docs", "tests", "bench", "templates", "static", "scripts"):
+        paths += [
+            p for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".md", ".js", ".html")
+        ]
+    for path in paths:
+        text = path.read_text(errors="replace")
+        assert not outside.search(text), f"{path} cites a file outside the project"
+        if "captures" in path.relative_to(ROOT).parts:
+            continue  # test data names paths in the repositories it came from
+        for name in cited.findall(text):
+            assert (ROOT / "docs" / name).exists(), f"{path} cites docs/{name}, which is missing"
