@@ -24,18 +24,8 @@ class Follower:
     live run by its capture id, stamping ``time.time()`` as each message is received."""
 
     def __init__(self, server_url: str, capture_id: str) -> None:
-        from websockets.sync.client import connect
-
-        self.capture_id = capture_id
-        self.ws = connect(
-            server_url.replace("http://", "ws://", 1) + "/ws",
-            origin=server_url,
-            subprotocols=[SUBPROTOCOL],
-            compression=None,
-            max_size=None,
-            proxy=None,
-            ping_interval=None,
-        )
+        self.url, self.capture_id = server_url, capture_id
+        self.ws: Any = None
         self.received: list[tuple[float, str]] = []  # (time.time() in ms, message text)
         self.attached: float | None = None  # its capture message came: following from then on
         self.error: str | None = None
@@ -45,17 +35,27 @@ class Follower:
 
     def _run(self) -> None:
         from websockets.exceptions import ConnectionClosed
+        from websockets.sync.client import connect
 
         try:
-            self.ws.send(json.dumps({"type": "open", "source": {"capture": self.capture_id}}))
-            while True:
-                text = str(self.ws.recv(timeout=60))
-                now = time.time() * 1000
-                self.received.append((now, text))  # parsed afterwards: nothing slow in here
-                if self.attached is None and text.startswith('{"type":"capture"'):
-                    self.attached = now
-                if text.startswith(('{"type":"end"', '{"type":"error"')):
-                    break
+            with connect(
+                self.url.replace("http://", "ws://", 1) + "/ws",
+                origin=self.url,
+                subprotocols=[SUBPROTOCOL],
+                compression=None,
+                max_size=None,
+                proxy=None,
+                ping_interval=None,
+            ) as self.ws:
+                self.ws.send(json.dumps({"type": "open", "source": {"capture": self.capture_id}}))
+                while True:
+                    text = str(self.ws.recv(timeout=60))
+                    now = time.time() * 1000
+                    self.received.append((now, text))  # parsed afterwards: nothing slow here
+                    if self.attached is None and text.startswith('{"type":"capture"'):
+                        self.attached = now
+                    if text.startswith(('{"type":"end"', '{"type":"error"')):
+                        break
         except ConnectionClosed:
             self.error = "connection closed before end"
         except Exception as exc:  # reported with the results
@@ -64,8 +64,9 @@ class Follower:
             self.ended.set()
 
     def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self.ws.close()
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                self.ws.close()
 
     def results(self) -> dict[str, Any]:
         """Per token (index, x_sent_ms, received, raw index), and each raw event's server t."""
