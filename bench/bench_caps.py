@@ -29,9 +29,6 @@ and returns the HTTP status (or a short word), and add a ``Series`` to ``series(
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import shlex
 import sys
 import tempfile
 import time
@@ -40,17 +37,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-HERE = Path(__file__).resolve().parent
-for path in (ROOT, HERE):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
+import gen_capture
+from kit.report import header
+from kit.table import Table
 
-import gen_capture  # noqa: E402
-from benchkit import Table  # noqa: E402
-
-from tests.live_server import LiveServer  # noqa: E402
-from tests.rawhttp import exchange, head, peak_kib, reset_peak, serving_pid  # noqa: E402
+from tests.live_server import LiveServer
+from tests.rawhttp import exchange, head, peak_kib, reset_peak, serving_pid
 
 MB = 1024 * 1024
 GOOD = b'{"choices":[{"index":0,"delta":{"content":"ok"}}]}\n'
@@ -228,13 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs (a smoke run)")
     args = parser.parse_args(argv)
-    cmd = shlex.join(["python", "bench/bench_caps.py", *(argv or sys.argv[1:])])
-    print(f"command: `{cmd}` (cwd {os.getcwd()})")
-    print(
-        f"machine: Python {platform.python_version()}, {platform.system()} "
-        f"{platform.machine()}, cpu_count={os.cpu_count()}, load {os.getloadavg()[0]:.1f}"
-    )
-    table = Table(failure="value")
+    header(packages=["gunicorn"], argv=argv)
+    table = Table()
     with tempfile.TemporaryDirectory(prefix="bench-caps-") as tmp:
         for i, one in enumerate(series(args.quick)):
             add_rows(table, one, measure(one, Path(tmp) / f"s{i}"))

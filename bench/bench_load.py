@@ -42,30 +42,14 @@ BENCHES = {
     "slow": "load_slow.py",
     "uploads": "load_uploads.py",
 }
-QUICK = {
-    "fanout-live": ["--viewers", "50", "--count", "1000", "--procs", "1"],
-    "fanout-replay": ["--viewers", "50", "--chunks", "300", "--procs", "1", "--repeat", "3"],
-    "churn": [
-        "--cycles",
-        "200",
-        "--viewers",
-        "10",
-        "--soak",
-        "10",
-        "--settle",
-        "12",
-        "--runs",
-        "5",
-    ],
-    "slow": ["--normal", "10", "--slow", "4", "--live-seconds", "10", "--replay-seconds", "6"],
-    "uploads": ["--uploads", "6", "--mb", "2"],
-}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", action="append", default=[], help=f"one of {', '.join(BENCHES)}")
-    parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    parser.add_argument(
+        "--quick", action="store_true", help="each script's --quick: smaller sizes (a smoke run)"
+    )
     parser.add_argument("extra", nargs="*", help="arguments passed to the script(s), after --")
     args = parser.parse_args(argv)
     names = [n.strip() for only in args.only for n in only.split(",") if n.strip()] or list(BENCHES)
@@ -78,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         command = [
             sys.executable,
             str(HERE / BENCHES[name]),
-            *(QUICK[name] if args.quick else []),
+            *(["--quick"] if args.quick else []),
             *args.extra,
         ]
         t0 = time.monotonic()

@@ -52,10 +52,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
-import platform
 import resource
-import shlex
 import subprocess
 import sys
 import time
@@ -73,7 +70,8 @@ if str(HERE) not in sys.path:
 
 import gen_capture  # noqa: E402
 import orjson  # noqa: E402
-from benchkit import Table  # noqa: E402
+from kit.report import header  # noqa: E402
+from kit.table import Table  # noqa: E402
 
 from app.captures import read_capture  # noqa: E402
 from app.domain.assemble import assemble, plain  # noqa: E402
@@ -374,18 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     started = time.perf_counter()
-    import openai
-
-    cmd = "python " + " ".join(
-        shlex.quote(a) for a in [os.path.relpath(__file__, ROOT), *sys.argv[1:]]
-    )
-    print(f"command: `{cmd}` (cwd {os.getcwd()})")
-    print(
-        f"machine: Python {platform.python_version()} ({platform.python_implementation()}), "
-        f"{platform.system()} {platform.machine()}, cpu_count={os.cpu_count()}, "
-        f"loadavg={'/'.join(f'{x:.2f}' for x in os.getloadavg())}, "
-        f"orjson {orjson.__version__}, openai {openai.__version__}"
-    )
+    header(packages=["orjson", "openai"])
     print(
         f"timing: best of {args.repeat} runs (huge-line rows: best of {max(args.repeat, 7)}), "
         "time.perf_counter, gc.collect() before each\n"

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 from demo_timing import Event, Rand, split_events
+from gen_capture import usage
 
 EMOJI = "\U0001f680"  # rocket: UTF-8 f0 9f 9a 80, sent as two byte tokens
 E1, E2 = "bytes:\\xf0\\x9f", "bytes:\\x9a\\x80"
@@ -179,19 +180,7 @@ def made_events(created: int) -> list[Event]:
             )
         )
     out.append(chunk([{"index": 0, "delta": {}, "logprobs": None, "finish_reason": "stop"}]))
-    usage = {
-        "prompt_tokens": 31,
-        "completion_tokens": len(MADE_TOKENS),
-        "total_tokens": 31 + len(MADE_TOKENS),
-        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-        "completion_tokens_details": {
-            "reasoning_tokens": 0,
-            "audio_tokens": 0,
-            "accepted_prediction_tokens": 0,
-            "rejected_prediction_tokens": 0,
-        },
-    }
-    out.append(chunk([], usage))
+    out.append(chunk([], usage(31, len(MADE_TOKENS))))
     out.append(b"data: [DONE]\n\n")
     return split_events(b"".join(out))
 

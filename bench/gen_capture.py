@@ -86,6 +86,22 @@ def _chunk(choices: list, usage: dict | None = None) -> bytes:
     return b"data: " + orjson.dumps(obj) + b"\n\n"
 
 
+def usage(prompt: int, completion: int) -> dict:
+    """The usage object of OpenAI's last chunk (``stream_options.include_usage``)."""
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
 def _choice(delta: dict, logprobs: dict | None, finish: str | None = None) -> list:
     return [{"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}]
 
@@ -118,19 +134,7 @@ def events(chunks: int, seed: int = 20240601, parts: list[str] | None = None):
         text_parts.append(token)
         i += 1
     yield _chunk(_choice({}, None, "stop"))
-    usage = {
-        "prompt_tokens": 37,
-        "completion_tokens": chunks,
-        "total_tokens": 37 + chunks,
-        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-        "completion_tokens_details": {
-            "reasoning_tokens": 0,
-            "audio_tokens": 0,
-            "accepted_prediction_tokens": 0,
-            "rejected_prediction_tokens": 0,
-        },
-    }
-    yield _chunk([], usage)
+    yield _chunk([], usage(37, chunks))
     yield b"data: [DONE]\n\n"
 
 

@@ -30,12 +30,29 @@ import time
 from collections import Counter
 from typing import Any
 
-import loadkit as kit
+from kit.cleanup import install_cleanup
+from kit.fake import Fake
+from kit.report import header, parse_args, save_json
+from kit.server import PACKAGES, Server
+from kit.table import Table, fmt_mb, fmt_ms, pct, ratio
+from kit.workers import (
+    Worker,
+    all_viewers,
+    crew,
+    go,
+    ready,
+    results,
+    run_once,
+    split,
+    stop_all,
+)
 
 POOL_NAMES = ("conn-", "ThreadPoolExecutor")  # ours (app/threadpool.py), gunicorn's stock one
 
+QUICK = {"cycles": 200, "viewers": 10, "soak": 10.0, "settle": 12.0, "runs": 5}
 
-def snapshot(server: kit.Server, settle: float) -> dict[str, Any]:
+
+def snapshot(server: Server, settle: float) -> dict[str, Any]:
     health = server.wait_idle(60)
     time.sleep(settle)
     stats = server.stats()
@@ -74,11 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--procs", type=int, default=1, help="client processes")
     parser.add_argument("--runs", type=int, default=20, help="live runs in the leak check")
-    args = parser.parse_args(argv)
-    kit.install_cleanup()
-    kit.header("Churn and soak: threads, memory and fds return to their baseline")
-    fake = kit.Fake()
-    server = kit.Server(threads=args.threads).start()
+    args = parse_args(parser, argv, QUICK)
+    install_cleanup()
+    header(
+        packages=PACKAGES, title="Churn and soak: threads, memory and fds return to their baseline"
+    )
+    fake = Fake()
+    server = Server(threads=args.threads).start()
     print(f"server: `{server.describe()}`; fake upstream pid {fake.pid}")
     count = int(50 * args.soak)
     print(
@@ -89,62 +108,44 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cold = snapshot(server, 0)
         # warm-up: one replay, one short live run
-        w = kit.Worker(
-            "churn", {"port": server.port, "cycles": 3, "concurrency": 1, "demo": args.demo}
+        run_once(
+            "churn", {"port": server.port, "cycles": 3, "concurrency": 1, "demo": args.demo}, 60
         )
-        w.wait("ready", 30)
-        w.send("go")
-        w.wait("result", 60)
-        w.stop()
-        s = kit.Worker(
-            "starter", {"port": server.port, "base_url": fake.url, "model": "rate:100:50"}
-        )
-        s.wait("result", 60)
-        s.stop()
+        live = {"port": server.port, "base_url": fake.url}
+        run_once("starter", {**live, "model": "rate:100:50"}, 60)
         base = snapshot(server, args.settle)
         base_dump = server.py_spy_dump()
 
         # churn
         workers = [
-            kit.Worker(
+            Worker(
                 "churn",
                 {"port": server.port, "cycles": n, "concurrency": c, "demo": args.demo},
                 name=f"churn{i}",
             )
             for i, (n, c) in enumerate(
                 zip(
-                    kit.split(args.cycles, args.procs),
-                    kit.split(args.concurrency, args.procs),
+                    split(args.cycles, args.procs),
+                    split(args.concurrency, args.procs),
                     strict=False,
                 )
             )
         ]
-        for w in workers:
-            w.wait("ready", 30)
+        ready(workers)
         t0 = time.monotonic()
-        for w in workers:
-            w.send("go")
-        churn = [w.wait("result", 600) for w in workers]
+        go(workers)
+        churn = results(workers, 600)
         churn_wall = time.monotonic() - t0
         peak_churn = server.stats()
-        for w in workers:
-            w.stop()
+        stop_all(workers)
         after_churn = snapshot(server, args.settle)
 
         # soak
-        starter = kit.Worker(
-            "starter", {"port": server.port, "base_url": fake.url, "model": f"rate:50:{count}"}
-        )
+        starter = Worker("starter", {**live, "model": f"rate:50:{count}"})
         capture = starter.wait("started", 30)["capture"]
-        followers = [
-            kit.Worker(
-                "follow",
-                {"port": server.port, "capture": capture, "n": n, "count": count, "timeout": 60},
-                name=f"soak{i}",
-            )
-            for i, n in enumerate(kit.split(args.viewers, args.procs))
-        ]
-        attached = sum(f.wait("ready", 60)["attached"] for f in followers)
+        spec = {"port": server.port, "capture": capture, "count": count, "timeout": 60}
+        followers = crew("follow", spec, args.viewers, args.procs)
+        attached = sum(line["attached"] for line in ready(followers, 60))
         mid = None
         t1 = time.monotonic()
         soak = []
@@ -153,21 +154,18 @@ def main(argv: list[str] | None = None) -> int:
                 time.sleep(max(0.0, args.soak / 2 - (time.monotonic() - t1)))
                 mid = server.stats()
             soak.append(f.wait("result", args.soak + 120))
-        time.monotonic() - t1
         starter_result = starter.wait("result", 60)
-        for f in (*followers, starter):
-            f.stop()
+        stop_all([*followers, starter])
         after_soak = snapshot(server, args.settle)
         dump = server.py_spy_dump()
 
         # leak check: short live runs one after another (each run has its own thread)
-        runs = []
-        for _ in range(args.runs):
-            s = kit.Worker(
-                "starter", {"port": server.port, "base_url": fake.url, "model": "rate:200:20"}
+        runs = [
+            (run_once("starter", {**live, "model": "rate:200:20"}, 60).get("end") or {}).get(
+                "reason"
             )
-            runs.append((s.wait("result", 60).get("end") or {}).get("reason"))
-            s.stop()
+            for _ in range(args.runs)
+        ]
         after_runs = snapshot(server, 1.0)
         log = server.log_events("stream")
     finally:
@@ -178,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     failures: Counter[str] = Counter()
     for r in churn:
         failures.update(r["failures"])
-    views = [v for r in soak for v in r["viewers"]]
+    views = all_viewers(soak)
     soak_ok = sum(1 for v in views if v["ok"])
     lateness = [x for v in views for x in v["lateness"]]
     kinds = thread_kinds(dump)
@@ -187,13 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     other = lambda k: sum(k.values()) - pool(k)  # noqa: E731
     ended = Counter(record.get("ended") for record in log)
 
-    table = kit.Table(
+    table = Table(
         f"Churn ({args.cycles} cycles) then soak ({args.viewers} viewers, {args.soak:.0f} s live run)"
     )
     table.row(
         "churn cycles completed (connect, open, all to end, close)",
         f"{ok_cycles}/{args.cycles} in {churn_wall:.1f} s ({ok_cycles / churn_wall:.0f}/s); "
-        f"cycle p50 {kit.fmt_ms(kit.pct([r['cycle_p50_ms'] for r in churn], 50))}",
+        f"cycle p50 {fmt_ms(pct([r['cycle_p50_ms'] for r in churn], 50))}",
         "",
         "",
         f"{args.cycles}/{args.cycles}",
@@ -202,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     table.row(
         "soak viewers with every event in order (seq, tokens, end done)",
         f"{soak_ok}/{args.viewers} (attached {attached}); lateness p50/p95 "
-        f"{kit.fmt_ms(kit.pct(lateness, 50))} / {kit.fmt_ms(kit.pct(lateness, 95))}",
+        f"{fmt_ms(pct(lateness, 50))} / {fmt_ms(pct(lateness, 95))}",
         "",
         "",
         f"{args.viewers}/{args.viewers}",
@@ -221,10 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         table.row(
             f"worker RSS, {label}",
-            kit.fmt_mb(snap["rss"]),
-            f"{kit.fmt_mb(brss)} (cold start {kit.fmt_mb(cold['rss'])})",
-            f"{kit.ratio(snap['rss'], brss)} (+{kit.fmt_mb(snap['rss'] - brss)})",
-            f"<= {kit.fmt_mb(brss + allowance)}",
+            fmt_mb(snap["rss"]),
+            f"{fmt_mb(brss)} (cold start {fmt_mb(cold['rss'])})",
+            f"{ratio(snap['rss'], brss)} (+{fmt_mb(snap['rss'] - brss)})",
+            f"<= {fmt_mb(brss + allowance)}",
             snap["rss"] <= brss + allowance,
         )
         table.row(
@@ -256,13 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     table.row(
         "worker threads / RSS at the peaks (end of churn; mid-soak)",
-        f"{peak_churn['worker_threads']} / {kit.fmt_mb(peak_churn['worker_rss'])}; "
-        f"{mid['worker_threads'] if mid else '?'} / {kit.fmt_mb(mid['worker_rss']) if mid else '?'}",
+        f"{peak_churn['worker_threads']} / {fmt_mb(peak_churn['worker_rss'])}; "
+        f"{mid['worker_threads'] if mid else '?'} / {fmt_mb(mid['worker_rss']) if mid else '?'}",
         "",
         "",
         "",
     )
-    table.row("worker RSS high-water mark (VmHWM)", kit.fmt_mb(after_soak["rss_peak"] or 0))
+    table.row("worker RSS high-water mark (VmHWM)", fmt_mb(after_soak["rss_peak"] or 0))
     table.row(
         "threads at the end, by name (py-spy dump)",
         ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items())) or "py-spy gave nothing",
@@ -278,8 +276,8 @@ def main(argv: list[str] | None = None) -> int:
             "; ".join(f"{k} x{v}" for k, v in failures.most_common(3)),
         )
     print(table.render())
-    print(f"\nresult: {'FAIL: ' + ', '.join(table.failed) if table.failed else 'all targets met'}")
-    kit.save_json(
+    code = table.verdict()
+    save_json(
         "churn",
         {
             "cold": cold,
@@ -295,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
             "py_spy_dump": dump,
         },
     )
-    return 1 if table.failed else 0
+    return code
 
 
 if __name__ == "__main__":

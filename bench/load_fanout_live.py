@@ -13,7 +13,7 @@ the chunk; same machine, same clock). Baseline: the same with one viewer, same s
     python bench/load_fanout_live.py --viewers 50 --count 1000 --procs 1
     python bench/load_fanout_live.py --client lean     # a minimal client: less client CPU
 
-With ``--client lean`` the viewers are a minimal websocket client (``loadkit._LeanViewer``:
+With ``--client lean`` the viewers are a minimal websocket client (``kit/clients/lean.py``:
 frames parsed in bulk per socket read, events checked with regular expressions), which costs
 a fraction of the ``websockets`` client per message: on a 2-core machine the ``websockets``
 client alone needs about a core for 200 viewers on the live edge, so its numbers include
@@ -27,45 +27,50 @@ import sys
 import time
 from typing import Any
 
-import loadkit as kit
+from kit.cleanup import install_cleanup
+from kit.cpu import CpuMeter
+from kit.fake import Fake
+from kit.report import header, parse_args, save_json
+from kit.server import PACKAGES, Server
+from kit.table import Table, fmt_mb, fmt_ms, pct, ratio, spread
+from kit.workers import (
+    Worker,
+    all_viewers,
+    client_cpu,
+    client_row,
+    crew,
+    failures,
+    results,
+    split_lateness,
+    stop_all,
+)
+
+QUICK = {"viewers": 50, "count": 1000, "procs": 1}
 
 
 def run_phase(
-    server: kit.Server, fake: kit.Fake, name: str, viewers: int, args: argparse.Namespace
+    server: Server, fake: Fake, name: str, viewers: int, args: argparse.Namespace
 ) -> dict[str, Any]:
     model = f"gate:{name}:{args.rate:g}:{args.count}"
-    starter = kit.Worker("starter", {"port": server.port, "base_url": fake.url, "model": model})
+    starter = Worker("starter", {"port": server.port, "base_url": fake.url, "model": model})
     capture = starter.wait("started", 30)["capture"]
-    workers = [
-        kit.Worker(
-            "follow",
-            {
-                "port": server.port,
-                "capture": capture,
-                "n": n,
-                "count": args.count,
-                "lean": args.client == "lean",
-            },
-            name=f"follow{i}",
-        )
-        for i, n in enumerate(kit.split(viewers, args.procs))
-    ]
+    spec = {"port": server.port, "capture": capture, "count": args.count}
+    workers = crew("follow", {**spec, "lean": args.client == "lean"}, viewers, args.procs)
     attached = sum(w.wait("ready", 120)["attached"] for w in workers)
     health = server.healthz()
-    before, cpu = server.stats(), kit.CpuWindow().start()
+    before, cpu = server.stats(), CpuMeter().start()
     t0 = time.monotonic()
     fake.go(name)
     dumps = []
     if args.py_spy and viewers > 1:
         time.sleep(args.count / args.rate / 2)
         dumps.append(server.py_spy_dump())
-    results = [w.wait("result", args.count / args.rate + 180) for w in workers]
+    done = results(workers, args.count / args.rate + 180)
     starter_result = starter.wait("result", 60)
     wall = time.monotonic() - t0
     after, machine = server.stats(), cpu.stop()
-    for w in (*workers, starter):
-        w.stop()
-    views = [v for r in results for v in r["viewers"]]
+    stop_all([*workers, starter])
+    views = all_viewers(done)
     lateness = [x for v in views for x in v["lateness"]]
     return {
         "viewers": viewers,
@@ -73,31 +78,21 @@ def run_phase(
         "healthz_websockets": health.get("websockets"),
         "capture": capture,
         "ok": sum(1 for v in views if v["ok"]),
-        "failures": [
-            {k: v.get(k) for k in ("error", "end", "seq_errors", "token_errors", "tokens")}
-            for v in views
-            if not v["ok"]
-        ][:5],
+        "failures": failures(views, ("error", "end", "seq_errors", "token_errors", "tokens")),
         "seq_errors": sum(v["seq_errors"] for v in views),
         "token_errors": sum(v["token_errors"] for v in views),
         "messages": sum(v["messages"] for v in views),
         "events": sum(v["events"] for v in views),
-        "lateness": {
-            "n": len(lateness),
-            "p50": kit.pct(lateness, 50),
-            "p95": kit.pct(lateness, 95),
-            "p99": kit.pct(lateness, 99),
-            "max": max(lateness, default=float("nan")),
-        },
-        "split": kit.split_lateness(views),
-        "rate_p50": kit.pct([v.get("rate", 0.0) for v in views], 50),
+        "lateness": spread(lateness),
+        "split": split_lateness(views),
+        "rate_p50": pct([v.get("rate", 0.0) for v in views], 50),
         "starter_end": (starter_result.get("end") or {}).get("reason"),
         "server_cpu_s": after["cpu_s"] - before["cpu_s"],
         "server_threads": after["worker_threads"],
         "server_rss": after["worker_rss"],
         "wall_s": wall,
         "machine": machine,
-        "client": kit.client_cpu(results),
+        "client": client_cpu(done),
         "py_spy": dumps,
     }
 
@@ -117,11 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--target-p95-ms", type=float, default=100.0)
     parser.add_argument("--py-spy", action="store_true", help="py-spy dump the worker mid-run")
-    args = parser.parse_args(argv)
-    kit.install_cleanup()
-    kit.header("Fan-out, live: viewers following one live run")
-    fake = kit.Fake()
-    server = kit.Server(threads=args.threads).start()
+    args = parse_args(parser, argv, QUICK)
+    install_cleanup()
+    header(packages=PACKAGES, title="Fan-out, live: viewers following one live run")
+    fake = Fake()
+    server = Server(threads=args.threads).start()
     print(f"server: `{server.describe()}`; fake upstream pid {fake.pid}, its own process")
     print(
         f"run: model gate:*:{args.rate:g}:{args.count} ({args.count / args.rate:.0f} s), "
@@ -134,9 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.stop()
         fake.stop()
-    table = kit.Table(
-        f"Fan-out, live: {args.viewers} viewers, {args.rate:g} chunks/s x {args.count}"
-    )
+    table = Table(f"Fan-out, live: {args.viewers} viewers, {args.rate:g} chunks/s x {args.count}")
     n = args.viewers
     table.row(
         "viewers with every event in order (seq continuous, all tokens, end done)",
@@ -150,41 +143,41 @@ def main(argv: list[str] | None = None) -> int:
     lb, lm = base["lateness"], many["lateness"]
     table.row(
         "lateness p50 (fake's write -> viewer's recv)",
-        kit.fmt_ms(lm["p50"]),
-        kit.fmt_ms(lb["p50"]),
-        kit.ratio(lm["p50"], lb["p50"]),
+        fmt_ms(lm["p50"]),
+        fmt_ms(lb["p50"]),
+        ratio(lm["p50"], lb["p50"]),
     )
     table.row(
         "lateness p95",
-        kit.fmt_ms(lm["p95"]),
-        f"1 viewer {kit.fmt_ms(lb['p95'])}",
-        kit.ratio(lm["p95"], lb["p95"]),
+        fmt_ms(lm["p95"]),
+        f"1 viewer {fmt_ms(lb['p95'])}",
+        ratio(lm["p95"], lb["p95"]),
         f"< {args.target_p95_ms:g} ms",
         lm["p95"] < args.target_p95_ms,
     )
     table.row(
         "lateness p99",
-        kit.fmt_ms(lm["p99"]),
-        kit.fmt_ms(lb["p99"]),
-        kit.ratio(lm["p99"], lb["p99"]),
+        fmt_ms(lm["p99"]),
+        fmt_ms(lb["p99"]),
+        ratio(lm["p99"], lb["p99"]),
     )
     table.row(
         "lateness max",
-        kit.fmt_ms(lm["max"]),
-        kit.fmt_ms(lb["max"]),
-        kit.ratio(lm["max"], lb["max"]),
+        fmt_ms(lm["max"]),
+        fmt_ms(lb["max"]),
+        ratio(lm["max"], lb["max"]),
     )
     sm, sb = many["split"], base["split"]
     if sm and sb:
         table.row(
             "  of which fake's write -> server's read, p50/p95/p99 (upstream thread late)",
-            f"{kit.fmt_ms(sm['read_p50'])} / {kit.fmt_ms(sm['read_p95'])} / {kit.fmt_ms(sm['read_p99'])}",
-            f"{kit.fmt_ms(sb['read_p50'])} / {kit.fmt_ms(sb['read_p95'])} / {kit.fmt_ms(sb['read_p99'])}",
+            f"{fmt_ms(sm['read_p50'])} / {fmt_ms(sm['read_p95'])} / {fmt_ms(sm['read_p99'])}",
+            f"{fmt_ms(sb['read_p50'])} / {fmt_ms(sb['read_p95'])} / {fmt_ms(sb['read_p99'])}",
         )
         table.row(
             "  of which server's read -> viewer's recv, p50/p95/p99 (fan-out)",
-            f"{kit.fmt_ms(sm['after_p50'])} / {kit.fmt_ms(sm['after_p95'])} / {kit.fmt_ms(sm['after_p99'])}",
-            f"{kit.fmt_ms(sb['after_p50'])} / {kit.fmt_ms(sb['after_p95'])} / {kit.fmt_ms(sb['after_p99'])}",
+            f"{fmt_ms(sm['after_p50'])} / {fmt_ms(sm['after_p95'])} / {fmt_ms(sm['after_p99'])}",
+            f"{fmt_ms(sb['after_p50'])} / {fmt_ms(sb['after_p95'])} / {fmt_ms(sb['after_p99'])}",
         )
     table.row(
         "lateness samples (chunks x viewers)",
@@ -200,38 +193,38 @@ def main(argv: list[str] | None = None) -> int:
         "server CPU during the run (master + worker)",
         f"{many['server_cpu_s']:.1f} s in {many['wall_s']:.1f} s ({100 * many['server_cpu_s'] / many['wall_s']:.0f}% of a core)",
         f"{base['server_cpu_s']:.1f} s in {base['wall_s']:.1f} s",
-        kit.ratio(many["server_cpu_s"], base["server_cpu_s"]),
+        ratio(many["server_cpu_s"], base["server_cpu_s"]),
     )
     table.row(
         "server worker threads / RSS at the end",
-        f"{many['server_threads']} / {kit.fmt_mb(many['server_rss'])}",
-        f"{base['server_threads']} / {kit.fmt_mb(base['server_rss'])}",
+        f"{many['server_threads']} / {fmt_mb(many['server_rss'])}",
+        f"{base['server_threads']} / {fmt_mb(base['server_rss'])}",
     )
     table.row(
         "machine CPU busy during the run (2 cores = 100%)",
-        f"{100 * many['machine']['machine_busy']:.0f}%",
-        f"{100 * base['machine']['machine_busy']:.0f}%",
+        f"{100 * many['machine'].machine_busy:.0f}%",
+        f"{100 * base['machine'].machine_busy:.0f}%",
     )
     table.row(
         "other processes' CPU during the run (not this bench)",
-        f"{many['machine']['others_cpu_s']:.1f} s: {kit.others_text(many['machine'])}",
-        f"{base['machine']['others_cpu_s']:.1f} s",
+        f"{many['machine'].others_s:.1f} s: {many['machine'].others_text()}",
+        f"{base['machine'].others_s:.1f} s",
     )
-    kit.client_row(table, f"{n} viewers", many["client"], many["wall_s"])
+    client_row(table, f"{n} viewers", many["client"], many["wall_s"])
     table.row(
         "client CPU per message received (receive, parse, checks; includes start-up)",
         f"{1e6 * many['client']['cpu_s'] / max(1, many['messages']):.0f} us",
         f"{1e6 * base['client']['cpu_s'] / max(1, base['messages']):.0f} us",
     )
-    kit.client_row(table, "1 viewer", base["client"], base["wall_s"])
+    client_row(table, "1 viewer", base["client"], base["wall_s"])
     print(table.render())
     if many["failures"]:
         print(f"\nfailures (first 5): {many['failures']}")
     for dump in many["py_spy"]:
         print("\npy-spy dump mid-run:\n```\n" + dump[:20000] + "\n```")
-    print(f"\nresult: {'FAIL: ' + ', '.join(table.failed) if table.failed else 'all targets met'}")
-    kit.save_json("fanout_live", {"baseline": base, "fanout": many, "failed": table.failed})
-    return 1 if table.failed else 0
+    code = table.verdict()
+    save_json("load_fanout_live", {"baseline": base, "fanout": many, "failed": table.failed})
+    return code
 
 
 if __name__ == "__main__":

@@ -28,7 +28,24 @@ import sys
 import time
 from typing import Any
 
-import loadkit as kit
+from kit.cleanup import install_cleanup
+from kit.cpu import CpuMeter
+from kit.report import header, parse_args, save_json
+from kit.server import PACKAGES, Server, upload
+from kit.table import Table, fmt_mb, fmt_ms, pct, ratio
+from kit.workers import (
+    all_viewers,
+    client_cpu,
+    client_row,
+    crew,
+    failures,
+    go,
+    ready,
+    results,
+    stop_all,
+)
+
+QUICK = {"viewers": 50, "chunks": 300, "procs": 1, "repeat": 3}
 
 
 def make_capture(chunks: int) -> bytes:
@@ -38,55 +55,42 @@ def make_capture(chunks: int) -> bytes:
 
 
 def run_phase(
-    server: kit.Server, capture: str, viewers: int, args: argparse.Namespace
+    server: Server, capture: str, viewers: int, args: argparse.Namespace
 ) -> dict[str, Any]:
-    workers = [
-        kit.Worker(
-            "replay",
-            {"port": server.port, "source": {"capture": capture}, "n": n},
-            name=f"replay{i}",
-        )
-        for i, n in enumerate(kit.split(viewers, args.procs))
-    ]
-    for w in workers:
-        w.wait("ready", 30)
-    before, cpu = server.stats(), kit.CpuWindow().start()
+    spec = {"port": server.port, "source": {"capture": capture}}
+    workers = crew("replay", spec, viewers, args.procs)
+    ready(workers)
+    before, cpu = server.stats(), CpuMeter().start()
     t0 = time.monotonic()
-    for w in workers:
-        w.send("go")
-    results = [w.wait("result", 300) for w in workers]
+    go(workers)
+    done = results(workers, 300)
     wall = time.monotonic() - t0
     machine = cpu.stop()
     after = server.stats()
-    for w in workers:
-        w.stop()
-    views = [v for r in results for v in r["viewers"]]
+    stop_all(workers)
+    views = all_viewers(done)
     first = [v["first_events_ms"] for v in views if "first_events_ms" in v]
     end = [v["end_ms"] for v in views if "end_ms" in v]
     return {
         "viewers": viewers,
         "ok": sum(1 for v in views if v["ok"]),
-        "failures": [
-            {k: v.get(k) for k in ("error", "end", "events", "expected_events", "seq_errors")}
-            for v in views
-            if not v["ok"]
-        ][:5],
+        "failures": failures(views, ("error", "end", "events", "expected_events", "seq_errors")),
         "events_per_viewer": max((v["events"] for v in views), default=0),
         "bytes_per_viewer": max((v["bytes"] for v in views), default=0),
-        "first_p50": kit.pct(first, 50),
-        "first_p95": kit.pct(first, 95),
+        "first_p50": pct(first, 50),
+        "first_p95": pct(first, 95),
         "first_max": max(first, default=float("nan")),
-        "end_p50": kit.pct(end, 50),
-        "end_p95": kit.pct(end, 95),
+        "end_p50": pct(end, 50),
+        "end_p95": pct(end, 95),
         "end_max": max(end, default=float("nan")),
-        "connect_p95": kit.pct([v["connect_ms"] for v in views if "connect_ms" in v], 95),
+        "connect_p95": pct([v["connect_ms"] for v in views if "connect_ms" in v], 95),
         "server_cpu_s": after["cpu_s"] - before["cpu_s"],
         "server_rss": after["worker_rss"],
         "server_rss_peak": after["worker_rss_peak"],
         "server_threads": after["worker_threads"],
         "wall_s": wall,
         "machine": machine,
-        "client": kit.client_cpu(results),
+        "client": client_cpu(done),
     }
 
 
@@ -94,7 +98,7 @@ def merge(phases: list[dict[str, Any]]) -> dict[str, Any]:
     """Several 1-viewer phases as one: medians of the times, mean of the CPU."""
     out = dict(phases[0])
     for key in ("first_p50", "first_p95", "end_p50", "end_p95", "end_max", "wall_s"):
-        out[key] = kit.pct([p[key] for p in phases], 50)
+        out[key] = pct([p[key] for p in phases], 50)
     out["server_cpu_s"] = sum(p["server_cpu_s"] for p in phases) / len(phases)
     out["ok"] = int(all(p["ok"] == 1 for p in phases))
     out["runs"] = len(phases)
@@ -109,20 +113,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--procs", type=int, default=2, help="client processes")
     parser.add_argument("--repeat", type=int, default=5, help="1-viewer baseline runs (mean)")
     parser.add_argument("--target-first-p95-ms", type=float, default=1000.0)
-    args = parser.parse_args(argv)
-    kit.install_cleanup()
-    kit.header("Fan-out, replay: viewers opening one shared capture at once")
+    args = parse_args(parser, argv, QUICK)
+    install_cleanup()
+    header(packages=PACKAGES, title="Fan-out, replay: viewers opening one shared capture at once")
     data = make_capture(args.chunks)
-    server = kit.Server(threads=args.threads).start()
+    server = Server(threads=args.threads).start()
     print(f"server: `{server.describe()}`")
     print(
-        f"capture: bench/gen_capture.py, {args.chunks:,} token chunks with logprobs, {kit.fmt_mb(len(data))}, "
+        f"capture: bench/gen_capture.py, {args.chunks:,} token chunks with logprobs, {fmt_mb(len(data))}, "
         f"uploaded twice; clients: {args.procs} process(es)\n"
     )
     try:
         ids = []
         for i in range(args.repeat + 1):
-            status, body, _ = kit.upload(server.port, data, f"fanout-{i}")
+            status, body, _ = upload(server.port, data, f"fanout-{i}")
             assert status == 201, (status, body)
             ids.append(body["id"])
         # the 1-viewer baselines: each the mean of --repeat opens (CPU ticks are 10 ms)
@@ -133,9 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.stop()
     n = args.viewers
-    table = kit.Table(
-        f"Fan-out, replay: {n} viewers open one {kit.fmt_mb(len(data))} capture at once"
-    )
+    table = Table(f"Fan-out, replay: {n} viewers open one {fmt_mb(len(data))} capture at once")
     table.row(
         "viewers with the whole timeline (all events, seq continuous, end complete): cold / warm",
         f"{coldn['ok']}/{n} / {warmn['ok']}/{n}",
@@ -146,40 +148,40 @@ def main(argv: list[str] | None = None) -> int:
     )
     table.row(
         "events / bytes per viewer",
-        f"{warmn['events_per_viewer']:,} events, {kit.fmt_mb(warmn['bytes_per_viewer'])}",
+        f"{warmn['events_per_viewer']:,} events, {fmt_mb(warmn['bytes_per_viewer'])}",
     )
     table.row(
         "websocket handshake (connect) p95, warm / cold",
-        f"{kit.fmt_ms(warmn['connect_p95'])} / {kit.fmt_ms(coldn['connect_p95'])}",
-        f"1 viewer {kit.fmt_ms(warm1['connect_p95'])}",
+        f"{fmt_ms(warmn['connect_p95'])} / {fmt_ms(coldn['connect_p95'])}",
+        f"1 viewer {fmt_ms(warm1['connect_p95'])}",
     )
     for label, many, one in (("warm", warmn, warm1), ("cold", coldn, cold1)):
         target = label == "warm"
         table.row(
             f"{label}: time to first `events` p50",
-            kit.fmt_ms(many["first_p50"]),
-            f"1 viewer {kit.fmt_ms(one['first_p50'])}",
-            kit.ratio(many["first_p50"], one["first_p50"]),
+            fmt_ms(many["first_p50"]),
+            f"1 viewer {fmt_ms(one['first_p50'])}",
+            ratio(many["first_p50"], one["first_p50"]),
         )
         table.row(
             f"{label}: time to first `events` p95",
-            kit.fmt_ms(many["first_p95"]),
-            f"1 viewer {kit.fmt_ms(one['first_p95'])}",
-            kit.ratio(many["first_p95"], one["first_p95"]),
+            fmt_ms(many["first_p95"]),
+            f"1 viewer {fmt_ms(one['first_p95'])}",
+            ratio(many["first_p95"], one["first_p95"]),
             f"< {args.target_first_p95_ms:g} ms" if target else "",
             many["first_p95"] < args.target_first_p95_ms if target else None,
         )
         table.row(
             f"{label}: time to `end` p50 / p95 / max",
-            f"{kit.fmt_ms(many['end_p50'])} / {kit.fmt_ms(many['end_p95'])} / {kit.fmt_ms(many['end_max'])}",
-            f"1 viewer {kit.fmt_ms(one['end_p50'])}",
-            kit.ratio(many["end_p95"], one["end_p50"]),
+            f"{fmt_ms(many['end_p50'])} / {fmt_ms(many['end_p95'])} / {fmt_ms(many['end_max'])}",
+            f"1 viewer {fmt_ms(one['end_p50'])}",
+            ratio(many["end_p95"], one["end_p50"]),
         )
         table.row(
             f"{label}: server CPU (master + worker)",
             f"{many['server_cpu_s']:.2f} s ({1000 * many['server_cpu_s'] / n:.1f} ms per viewer) in {many['wall_s']:.1f} s",
             f"1 viewer {one['server_cpu_s']:.3f} s (mean of {one['runs']})",
-            kit.ratio(many["server_cpu_s"] / n, one["server_cpu_s"]) + " per viewer",
+            ratio(many["server_cpu_s"] / n, one["server_cpu_s"]) + " per viewer",
         )
     parse_one = cold1["server_cpu_s"] - warm1["server_cpu_s"]
     extra = coldn["server_cpu_s"] - warmn["server_cpu_s"]
@@ -192,24 +194,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     table.row(
         "server worker threads / RSS (peak) after the warm phase",
-        f"{warmn['server_threads']} / {kit.fmt_mb(warmn['server_rss'])} ({kit.fmt_mb(warmn['server_rss_peak'])})",
+        f"{warmn['server_threads']} / {fmt_mb(warmn['server_rss'])} ({fmt_mb(warmn['server_rss_peak'])})",
     )
     table.row(
         "machine CPU busy; other processes' CPU (not this bench), warm phase",
-        f"{100 * warmn['machine']['machine_busy']:.0f}%; {warmn['machine']['others_cpu_s']:.1f} s: {kit.others_text(warmn['machine'])}",
+        f"{100 * warmn['machine'].machine_busy:.0f}%; {warmn['machine'].others_s:.1f} s: {warmn['machine'].others_text()}",
     )
-    kit.client_row(table, f"{n} viewers, warm", warmn["client"], warmn["wall_s"])
-    kit.client_row(table, f"{n} viewers, cold", coldn["client"], coldn["wall_s"])
+    client_row(table, f"{n} viewers, warm", warmn["client"], warmn["wall_s"])
+    client_row(table, f"{n} viewers, cold", coldn["client"], coldn["wall_s"])
     print(table.render())
     for phase in (coldn, warmn):
         if phase["failures"]:
             print(f"\nfailures (first 5): {phase['failures']}")
-    print(f"\nresult: {'FAIL: ' + ', '.join(table.failed) if table.failed else 'all targets met'}")
-    kit.save_json(
+    code = table.verdict()
+    save_json(
         "fanout_replay",
         {"cold1": cold1, "warm1": warm1, "coldn": coldn, "warmn": warmn, "failed": table.failed},
     )
-    return 1 if table.failed else 0
+    return code
 
 
 if __name__ == "__main__":

@@ -34,8 +34,27 @@ import time
 from collections import Counter
 from typing import Any
 
-import loadkit as kit
+from kit.cleanup import install_cleanup
+from kit.cpu import CpuMeter
+from kit.fake import Fake
+from kit.report import header, parse_args, save_json
+from kit.server import PACKAGES, Server, upload
+from kit.table import Table, fmt_mb, fmt_ms, fmt_s, pct, ratio
+from kit.workers import (
+    Worker,
+    all_viewers,
+    client_cpu,
+    client_row,
+    crew,
+    go,
+    ready,
+    results,
+    run_once,
+    stop_all,
+)
 from load_fanout_replay import make_capture
+
+QUICK = {"normal": 10, "slow": 4, "live_seconds": 10.0, "replay_seconds": 6.0}
 
 
 def stop_stalled(stall: Any) -> dict | None:
@@ -49,9 +68,9 @@ def stop_stalled(stall: Any) -> dict | None:
 
 
 def stall_workers(
-    server: kit.Server, source: dict[str, Any], args: argparse.Namespace, reopen: float | None
-) -> kit.Worker:
-    w = kit.Worker(
+    server: Server, source: dict[str, Any], args: argparse.Namespace, reopen: float | None
+) -> Worker:
+    w = Worker(
         "stall",
         {"port": server.port, "source": source, "n": args.slow, "reopen_s": reopen},
         name="stall",
@@ -63,84 +82,67 @@ def stall_workers(
 
 
 def live_phase(
-    server: kit.Server, fake: kit.Fake, name: str, slow: bool, args: argparse.Namespace
+    server: Server, fake: Fake, name: str, slow: bool, args: argparse.Namespace
 ) -> dict[str, Any]:
     count = int(args.rate * args.live_seconds)
-    starter = kit.Worker(
+    starter = Worker(
         "starter",
         {"port": server.port, "base_url": fake.url, "model": f"gate:{name}:{args.rate:g}:{count}"},
     )
     capture = starter.wait("started", 30)["capture"]
-    workers = [
-        kit.Worker(
-            "follow",
-            {"port": server.port, "capture": capture, "n": n, "count": count},
-            name=f"follow{i}",
-        )
-        for i, n in enumerate(kit.split(args.normal, args.procs))
-    ]
-    attached = sum(w.wait("ready", 60)["attached"] for w in workers)
+    spec = {"port": server.port, "capture": capture, "count": count}
+    workers = crew("follow", spec, args.normal, args.procs)
+    attached = sum(line["attached"] for line in ready(workers, 60))
     stall = stall_workers(server, {"capture": capture}, args, None) if slow else None
     log_before = len(server.log_events())
-    before, cpu = server.stats(), kit.CpuWindow().start()
+    before, cpu = server.stats(), CpuMeter().start()
     t0 = time.monotonic()
     fake.go(name)
-    results = [w.wait("result", args.live_seconds + 120) for w in workers]
+    done = results(workers, args.live_seconds + 120)
     wall = time.monotonic() - t0
     machine, after = cpu.stop(), server.stats()
     stalled = stop_stalled(stall)
     starter.wait("result", 60)
-    for w in (*workers, starter):
-        w.stop()
+    stop_all([*workers, starter])
     server.wait_idle(30)
-    views = [v for r in results for v in r["viewers"]]
+    views = all_viewers(done)
     lateness = [x for v in views for x in v["lateness"]]
     rates = [v.get("rate", 0.0) for v in views]
     return {
         "attached": attached,
         "ok": sum(1 for v in views if v["ok"]),
-        "rate_p50": kit.pct(rates, 50),
+        "rate_p50": pct(rates, 50),
         "rate_min": min(rates, default=0.0),
         "rate_mean": sum(rates) / max(1, len(rates)),
-        "lateness_p50": kit.pct(lateness, 50),
-        "lateness_p95": kit.pct(lateness, 95),
+        "lateness_p50": pct(lateness, 50),
+        "lateness_p95": pct(lateness, 95),
         "lateness_max": max(lateness, default=float("nan")),
         "server_cpu_s": after["cpu_s"] - before["cpu_s"],
         "wall_s": wall,
         "machine": machine,
-        "client": kit.client_cpu(results),
+        "client": client_cpu(done),
         "stalled": stalled,
         "slow_ended": slow_endings(server, log_before),
     }
 
 
 def replay_phase(
-    server: kit.Server, capture: str, big: str, slow: bool, args: argparse.Namespace
+    server: Server, capture: str, big: str, slow: bool, args: argparse.Namespace
 ) -> dict[str, Any]:
-    source = {"capture": capture}
-    workers = [
-        kit.Worker(
-            "replayloop",
-            {"port": server.port, "source": source, "n": n, "duration": args.replay_seconds},
-            name=f"loop{i}",
-        )
-        for i, n in enumerate(kit.split(args.normal, args.procs))
-    ]
-    for w in workers:
-        w.wait("ready", 30)
+    spec = {"port": server.port, "source": {"capture": capture}, "duration": args.replay_seconds}
+    workers = crew("replayloop", spec, args.normal, args.procs)
+    ready(workers)
     stall = stall_workers(server, {"capture": big}, args, args.reopen) if slow else None
     log_before = len(server.log_events())
-    before, cpu = server.stats(), kit.CpuWindow().start()
-    for w in workers:
-        w.send("go")
-    results = [w.wait("result", args.replay_seconds + 120) for w in workers]
+    before, cpu = server.stats(), CpuMeter().start()
+    go(workers)
+    done = results(workers, args.replay_seconds + 120)
     machine, after = cpu.stop(), server.stats()
     stalled = stop_stalled(stall)
-    for w in workers:
-        w.stop()
+    stop_all(workers)
     server.wait_idle(30)
-    views = [v for r in results for v in r["viewers"]]
-    seconds = max(r["seconds"] for r in results)
+    views = all_viewers(done)
+    seconds = max(r["seconds"] for r in done)
     events = sum(v["events"] for v in views)
     errors = Counter(e for v in views for e in v["errors"])
     return {
@@ -152,13 +154,13 @@ def replay_phase(
         "server_cpu_s": after["cpu_s"] - before["cpu_s"],
         "wall_s": seconds,
         "machine": machine,
-        "client": kit.client_cpu(results),
+        "client": client_cpu(done),
         "stalled": stalled,
         "slow_ended": slow_endings(server, log_before),
     }
 
 
-def slow_endings(server: kit.Server, skip: int) -> dict[str, Any]:
+def slow_endings(server: Server, skip: int) -> dict[str, Any]:
     """How the websocket sessions logged since ``skip`` ended, and how long the stuck ones
     (ended by an error, not by the page) lasted."""
     records = server.log_events()[skip:]
@@ -170,7 +172,7 @@ def slow_endings(server: kit.Server, skip: int) -> dict[str, Any]:
     ]
     return {
         "ended": dict(ended),
-        "dropped_after_s": [kit.pct(stuck, 50), max(stuck, default=float("nan"))],
+        "dropped_after_s": [pct(stuck, 50), max(stuck, default=float("nan"))],
     }
 
 
@@ -191,33 +193,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=128, help="gunicorn threads")
     parser.add_argument("--procs", type=int, default=1, help="client processes")
     parser.add_argument("--target", type=float, default=0.90, help="rate kept, fraction")
-    args = parser.parse_args(argv)
-    kit.install_cleanup()
-    kit.header("Slow viewers: stuck connections do not slow the others")
-    fake = kit.Fake()
-    server = kit.Server(threads=args.threads).start()
+    args = parse_args(parser, argv, QUICK)
+    install_cleanup()
+    header(packages=PACKAGES, title="Slow viewers: stuck connections do not slow the others")
+    fake = Fake()
+    server = Server(threads=args.threads).start()
     data = make_capture(args.chunks)
     big_data = make_capture(args.slow_chunks)
     print(f"server: `{server.describe()}`; fake upstream pid {fake.pid}")
     print(
         f"{args.normal} normal viewers, {args.slow} slow ones (4 KiB receive buffer, never read; in the replay part a new "
         f"one per slot every {args.reopen:g} s); live: {args.live_seconds:g} s at {args.rate:g} chunks/s; "
-        f"replay: {args.replay_seconds:g} s of a {args.chunks:,}-chunk capture ({kit.fmt_mb(len(data))}), "
-        f"the slow ones opening a {args.slow_chunks:,}-chunk one ({kit.fmt_mb(len(big_data))})\n"
+        f"replay: {args.replay_seconds:g} s of a {args.chunks:,}-chunk capture ({fmt_mb(len(data))}), "
+        f"the slow ones opening a {args.slow_chunks:,}-chunk one ({fmt_mb(len(big_data))})\n"
     )
     try:
-        status, body, _ = kit.upload(server.port, data, "slow-bench")
+        status, body, _ = upload(server.port, data, "slow-bench")
         assert status == 201, (status, body)
         capture = body["id"]
-        status, body, _ = kit.upload(server.port, big_data, "slow-bench-big")
+        status, body, _ = upload(server.port, big_data, "slow-bench-big")
         assert status == 201, (status, body)
         big = body["id"]
         for warm in (capture, big):  # parse both once, so that neither phase pays for it
-            w = kit.Worker("replay", {"port": server.port, "source": {"capture": warm}, "n": 1})
-            w.wait("ready", 30)
-            w.send("go")
-            w.wait("result", 120)
-            w.stop()
+            run_once("replay", {"port": server.port, "source": {"capture": warm}, "n": 1}, 120)
         live_without = live_phase(server, fake, "without", False, args)
         live_with = live_phase(server, fake, "with", True, args)
         replay_without = replay_phase(server, capture, big, False, args)
@@ -226,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         server.stop()
         fake.stop()
 
-    table = kit.Table(f"Slow viewers: {args.normal} normal + {args.slow} that never read")
+    table = Table(f"Slow viewers: {args.normal} normal + {args.slow} that never read")
     lw, lo = live_with, live_without
     table.row(
         "live: normal viewers with every event in order",
@@ -256,9 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     table.row(
         "live: lateness p50 / p95 / max",
-        f"{kit.fmt_ms(lw['lateness_p50'])} / {kit.fmt_ms(lw['lateness_p95'])} / {kit.fmt_ms(lw['lateness_max'])}",
-        f"{kit.fmt_ms(lo['lateness_p50'])} / {kit.fmt_ms(lo['lateness_p95'])} / {kit.fmt_ms(lo['lateness_max'])}",
-        kit.ratio(lw["lateness_p95"], lo["lateness_p95"]),
+        f"{fmt_ms(lw['lateness_p50'])} / {fmt_ms(lw['lateness_p95'])} / {fmt_ms(lw['lateness_max'])}",
+        f"{fmt_ms(lo['lateness_p50'])} / {fmt_ms(lo['lateness_p95'])} / {fmt_ms(lo['lateness_max'])}",
+        ratio(lw["lateness_p95"], lo["lateness_p95"]),
     )
     rw, ro = replay_with, replay_without
     kept_r = rw["rate"] / ro["rate"] if ro["rate"] else 0.0
@@ -276,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         "replay: slowest normal viewer, events per second",
         f"{slowest_w:,.0f}/s",
         f"without {slowest_o:,.0f}/s",
-        kit.ratio(slowest_w, slowest_o),
+        ratio(slowest_w, slowest_o),
     )
     if rw["errors"] or ro["errors"]:
         table.row("replay: errors", f"{rw['errors']}", f"{ro['errors']}")
@@ -286,25 +284,25 @@ def main(argv: list[str] | None = None) -> int:
         table.row(
             f"{label}: slow connections opened; sessions ended, by how; stuck ones dropped after (p50/max)",
             f"{st.get('opened')} opened ({st.get('failed')} failed); {se['ended']}; "
-            f"{kit.fmt_s(se['dropped_after_s'][0])} / {kit.fmt_s(se['dropped_after_s'][1])}",
+            f"{fmt_s(se['dropped_after_s'][0])} / {fmt_s(se['dropped_after_s'][1])}",
         )
     for label, w, o in (("live", lw, lo), ("replay", rw, ro)):
         table.row(
             f"{label}: server CPU",
             f"{w['server_cpu_s']:.1f} s in {w['wall_s']:.1f} s",
             f"without {o['server_cpu_s']:.1f} s in {o['wall_s']:.1f} s",
-            kit.ratio(w["server_cpu_s"], o["server_cpu_s"]),
+            ratio(w["server_cpu_s"], o["server_cpu_s"]),
         )
         table.row(
             f"{label}: machine busy; other processes' CPU (not this bench)",
-            f"{100 * w['machine']['machine_busy']:.0f}%; {w['machine']['others_cpu_s']:.1f} s",
-            f"without {100 * o['machine']['machine_busy']:.0f}%; {o['machine']['others_cpu_s']:.1f} s",
+            f"{100 * w['machine'].machine_busy:.0f}%; {w['machine'].others_s:.1f} s",
+            f"without {100 * o['machine'].machine_busy:.0f}%; {o['machine'].others_s:.1f} s",
         )
-        kit.client_row(table, f"{label}, with slow", w["client"], w["wall_s"])
-        kit.client_row(table, f"{label}, without", o["client"], o["wall_s"])
+        client_row(table, f"{label}, with slow", w["client"], w["wall_s"])
+        client_row(table, f"{label}, without", o["client"], o["wall_s"])
     print(table.render())
-    print(f"\nresult: {'FAIL: ' + ', '.join(table.failed) if table.failed else 'all targets met'}")
-    kit.save_json(
+    code = table.verdict()
+    save_json(
         "slow",
         {
             "live_without": live_without,
@@ -314,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
             "failed": table.failed,
         },
     )
-    return 1 if table.failed else 0
+    return code
 
 
 if __name__ == "__main__":

@@ -28,7 +28,13 @@ import time
 from collections import Counter
 from typing import Any
 
-import loadkit as kit
+from kit.cleanup import install_cleanup
+from kit.cpu import CpuMeter
+from kit.report import header, parse_args, save_json
+from kit.server import PACKAGES, Server, upload
+from kit.table import Table, fmt_mb, fmt_s, pct, ratio
+
+QUICK = {"uploads": 6, "mb": 2.0}
 
 
 def make_capture(mb: float) -> bytes:
@@ -58,20 +64,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--uploads", type=int, default=20)
     parser.add_argument("--mb", type=float, default=10.0, help="capture size, MiB")
     parser.add_argument("--threads", type=int, default=64, help="gunicorn threads")
-    args = parser.parse_args(argv)
-    kit.install_cleanup()
-    kit.header("Uploads: concurrent large uploads are stored whole or refused clearly")
+    args = parse_args(parser, argv, QUICK)
+    install_cleanup()
+    header(
+        packages=PACKAGES,
+        title="Uploads: concurrent large uploads are stored whole or refused clearly",
+    )
     data = make_capture(args.mb)
     sha = hashlib.sha256(data).hexdigest()
-    server = kit.Server(threads=args.threads).start()
+    server = Server(threads=args.threads).start()
     print(f"server: `{server.describe()}`")
     print(
-        f"capture: bench/gen_capture.py, {kit.fmt_mb(len(data))}, sha256 {sha[:16]}...; {args.uploads} at once\n"
+        f"capture: bench/gen_capture.py, {fmt_mb(len(data))}, sha256 {sha[:16]}...; {args.uploads} at once\n"
     )
     results: list[tuple[int, dict[str, Any], float]] = []
     try:
         before = server.stats()
-        status, body, base_s = kit.upload(server.port, data, "baseline")
+        status, body, base_s = upload(server.port, data, "baseline")
         assert status == 201, (status, body)
         base_id = body["id"]
         base_cpu = server.stats()["cpu_s"] - before["cpu_s"]
@@ -82,13 +91,13 @@ def main(argv: list[str] | None = None) -> int:
         def one(i: int) -> None:
             barrier.wait()
             try:
-                answer = kit.upload(server.port, data, f"concurrent-{i}")
+                answer = upload(server.port, data, f"concurrent-{i}")
             except Exception as exc:
                 answer = (0, {"error": {"code": f"{type(exc).__name__}: {exc}"}}, 0.0)
             with lock:
                 results.append(answer)
 
-        before, cpu = server.stats(), kit.CpuWindow().start()
+        before, cpu = server.stats(), CpuMeter().start()
         t0 = time.monotonic()
         threads = [threading.Thread(target=one, args=(i,)) for i in range(args.uploads)]
         for t in threads:
@@ -141,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     downloads_ok = all(m == 200 and r == 200 and d == sha for m, r, d in checks)
 
-    table = kit.Table(f"Uploads: {n} x {kit.fmt_mb(len(data))} at once")
+    table = Table(f"Uploads: {n} x {fmt_mb(len(data))} at once")
     table.row(
         "answers: 201 or 503 busy, nothing else",
         ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items()))
@@ -177,25 +186,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     table.row(
         "upload time, 201s: p50 / max",
-        f"{kit.fmt_s(kit.pct(ok_times, 50))} / {kit.fmt_s(max(ok_times, default=float('nan')))}",
-        f"alone {kit.fmt_s(base_s)}",
-        kit.ratio(kit.pct(ok_times, 50), base_s),
+        f"{fmt_s(pct(ok_times, 50))} / {fmt_s(max(ok_times, default=float('nan')))}",
+        f"alone {fmt_s(base_s)}",
+        ratio(pct(ok_times, 50), base_s),
     )
     if busy_times:
         table.row(
             "time to the 503 busy answer: p50 / max",
-            f"{kit.fmt_s(kit.pct(busy_times, 50))} / {kit.fmt_s(max(busy_times))}",
+            f"{fmt_s(pct(busy_times, 50))} / {fmt_s(max(busy_times))}",
         )
     table.row(
         "server CPU (master + worker); per stored upload",
         f"{after['cpu_s'] - before['cpu_s']:.1f} s in {wall:.1f} s; "
         f"{(after['cpu_s'] - before['cpu_s']) / max(1, len(created)):.2f} s",
         f"alone {base_cpu:.2f} s",
-        kit.ratio((after["cpu_s"] - before["cpu_s"]) / max(1, len(created)), base_cpu),
+        ratio((after["cpu_s"] - before["cpu_s"]) / max(1, len(created)), base_cpu),
     )
     table.row(
         "worker RSS after / high-water mark (VmHWM)",
-        f"{kit.fmt_mb(after['worker_rss'])} / {kit.fmt_mb(after['worker_rss_peak'])}",
+        f"{fmt_mb(after['worker_rss'])} / {fmt_mb(after['worker_rss_peak'])}",
     )
     table.row(
         "/healthz afterwards",
@@ -203,11 +212,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     table.row(
         "machine busy; other processes' CPU (not this bench)",
-        f"{100 * machine['machine_busy']:.0f}%; {machine['others_cpu_s']:.1f} s: {kit.others_text(machine)}",
+        f"{100 * machine.machine_busy:.0f}%; {machine.others_s:.1f} s: {machine.others_text()}",
     )
     print(table.render())
-    print(f"\nresult: {'FAIL: ' + ', '.join(table.failed) if table.failed else 'all targets met'}")
-    kit.save_json(
+    code = table.verdict()
+    save_json(
         "uploads",
         {
             "statuses": dict(statuses),
@@ -220,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             "failed": table.failed,
         },
     )
-    return 1 if table.failed else 0
+    return code
 
 
 if __name__ == "__main__":
