@@ -10,7 +10,7 @@
     python bench/fuzz_readers.py --seed-only            # (re)build the seed corpus and stop
 
 One input = one format byte + the capture bytes. The first byte picks the format:
-``None`` (detection) or one of ``app.captures.model.FORMATS``, by ``byte % 8``. The rest goes
+``None`` (detection) or one of ``app.captures.FORMAT_NAMES``, by ``byte % 8``. The rest goes
 to ``read_capture(data, fmt, Limits(max_decompressed=1 MiB, max_line=64 KiB,
 max_events=20_000))``; then, per stream, ``summarize`` and every event's ``to_json`` are
 serialised with orjson and every ``raw_text(i)`` is taken; then ``to_jsonl``, ``to_sse`` and
@@ -75,7 +75,7 @@ import atheris  # noqa: E402
 import orjson  # noqa: E402
 
 with atheris.instrument_imports(include=["app"]):
-    from app.captures import FORMATS, Limits, read_capture
+    from app.captures import FORMAT_NAMES, Limits, read_capture
     from app.captures.export import to_jsonl, to_sse, to_timed
     from app.captures.scrub import scrub  # noqa: F401 (instrumented here, used by scrub_views)
     from app.domain.summary import summarize
@@ -89,7 +89,7 @@ CORPUS = OUT / "fuzz-corpus"
 CRASHES = OUT / "fuzz-crashes"
 DICT = HERE / "fuzz_readers.dict"
 LIMITS = Limits(max_decompressed=1024 * 1024, max_line=64 * 1024, max_events=20_000)
-CHOICES: tuple[str | None, ...] = (None, *FORMATS)
+CHOICES: tuple[str | None, ...] = (None, *FORMAT_NAMES)
 SLOW_SECONDS = 2.0
 
 
@@ -665,7 +665,7 @@ def built_seeds() -> dict[str, bytes]:
     ).replace(b"example.invalid/v1", b"user:pw@example.invalid/v1?key=seed&session=s")
     seeds["secret-jsonl-escaped"] = format_byte(None) + escaped.replace(b"data: ", b"")
     # the small capture in every forced format
-    for fmt in FORMATS:
+    for fmt in FORMAT_NAMES:
         seeds[f"forced-{fmt}"] = format_byte(fmt) + small_sse
     return seeds
 
