@@ -45,22 +45,20 @@ class Api:
             path = path.replace("{model}", model_in_path(model))
         return join(base_url, path)
 
-    def auth_headers(self, key: str | None) -> dict[str, str]:
-        """The fixed headers, and the key in its header when there is one."""
-        headers = dict(self.headers)
-        if key:
-            headers[self.auth] = self.scheme + key
-        return headers
+    def key_header(self, key: str | None) -> dict[str, str]:
+        """The key in its header, when there is one."""
+        return {self.auth: self.scheme + key} if key else {}
+
+    def join_models(self, base_url: str) -> str:
+        return join(base_url, self.models)
 
     def model_names(self, answer: Any) -> list[str] | None:
-        """The model names in a models answer, or None when it is not one."""
-        if not isinstance(answer, dict) or not isinstance(answer.get(self.models_list), list):
+        """The model names in a models answer (Gemini's without their ``models/``), or None
+        when it is not one."""
+        listed = answer.get(self.models_list, []) if isinstance(answer, dict) else None
+        if not isinstance(listed, list):
             return None
-        names = (
-            model.get(self.models_id)
-            for model in answer[self.models_list]
-            if isinstance(model, dict)
-        )
+        names = (model.get(self.models_id) for model in listed if isinstance(model, dict))
         return sorted(str(name).removeprefix("models/") for name in names if name)
 
 

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from ..settings import Settings
 from ..storage import CaptureStore
+from .apis import Api, api_named
 from .hub import LiveRun, Registry
 from .keys import KeyBindings
 from .models import ModelLister
@@ -18,14 +19,26 @@ from .recorder import Recorder, run_title
 from .redact import Redactor
 from .upstream import RunRequest, Timeouts, UpstreamRun
 
+# (label, API (apis.py), base URL, the key variable the server usually ties to it)
 PRESETS = (
-    ("OpenAI", "https://api.openai.com/v1", "OPENAI_API_KEY"),
-    ("OpenRouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
-    ("Groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
-    ("vLLM (localhost:8000)", "http://localhost:8000/v1", ""),
-    ("llama.cpp (localhost:8080)", "http://localhost:8080/v1", ""),
-    ("Ollama (localhost:11434)", "http://localhost:11434/v1", ""),
-    ("LM Studio (localhost:1234)", "http://localhost:1234/v1", ""),
+    ("OpenAI", "chat", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+    ("OpenAI Responses", "responses", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+    ("Anthropic", "anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY"),
+    ("Gemini", "gemini", "https://generativelanguage.googleapis.com", "GEMINI_API_KEY"),
+    (
+        "Gemini OpenAI-compatible",
+        "chat",
+        "https://generativelanguage.googleapis.com/v1beta/openai",
+        "GEMINI_API_KEY",
+    ),
+    ("OpenRouter", "chat", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    ("Groq", "chat", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
+    ("vLLM (localhost:8000)", "chat", "http://localhost:8000/v1", ""),
+    ("vLLM completions (localhost:8000)", "completions", "http://localhost:8000/v1", ""),
+    ("llama.cpp (localhost:8080)", "chat", "http://localhost:8080/v1", ""),
+    ("Ollama native (localhost:11434)", "ollama", "http://localhost:11434", ""),
+    ("Ollama OpenAI-compatible (localhost:11434)", "chat", "http://localhost:11434/v1", ""),
+    ("LM Studio (localhost:1234)", "chat", "http://localhost:1234/v1", ""),
 )
 FORBIDDEN_HEADERS = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "content-type"}
@@ -76,6 +89,8 @@ class LiveService:
         return key or None
 
     def request(self, config: dict[str, Any]) -> RunRequest:
+        """The run's request: ``api`` names the API (``chat`` when left out), ``body`` is the
+        request in the common (chat-completions) form, written as that API's body."""
         base_url = config.get("base_url")
         if (
             not isinstance(base_url, str)
@@ -98,19 +113,43 @@ class LiveService:
         ):
             raise RunConfigError("headers must be an object of text values")
         headers = {k: v for k, v in headers.items() if k.lower() not in FORBIDDEN_HEADERS}
+        api = self.api_of(config)
+        try:
+            sent = api.body(body)
+            api.url(base_url, body["model"])  # a model that cannot go in the URL is refused
+        except ValueError as exc:  # a model that cannot go in the URL
+            raise RunConfigError(str(exc)) from None
+        except (TypeError, AttributeError) as exc:
+            raise RunConfigError(f"body cannot be written for the {api.title} API: {exc}") from None
         return RunRequest(
             base_url=base_url,
-            body={**body, "stream": True},
+            body=sent,
             api_key=self.api_key(config, base_url),
             headers=headers,
+            api=api,
+            model=body["model"],
         )
+
+    @staticmethod
+    def api_of(config: dict[str, Any]) -> Api:
+        try:
+            return api_named(config.get("api"))
+        except ValueError as exc:
+            raise RunConfigError(str(exc)) from None
 
     # ------------------------------------------------------------------ runs
     def start(self, config: dict[str, Any]) -> Started:
         request = self.request(config)
         redactor = Redactor(request.secrets())
-        title = run_title(request.url, request.body)
-        recorder = Recorder(self.store, redactor, url=request.url, body=request.body, title=title)
+        title = run_title(request.url, request.model)
+        recorder = Recorder(
+            self.store,
+            redactor,
+            url=request.url,
+            body=request.body,
+            title=title,
+            api=request.api.name,
+        )
         run = LiveRun(request, recorder, redactor, self.settings.stall_ms, self.max_bytes)
         upstream = UpstreamRun(request, run, self.policy, self.timeouts)
         run.upstream = upstream
@@ -130,6 +169,7 @@ class LiveService:
         base_url = config.get("base_url")
         if not isinstance(base_url, str) or urlsplit(base_url).scheme not in ("http", "https"):
             raise RunConfigError("base_url must be an http(s) URL")
+        api = self.api_of(config)
         key = self.api_key(config, base_url)
         parts = urlsplit(base_url)
         try:
@@ -139,4 +179,4 @@ class LiveService:
             raise RunConfigError(f"base_url: {exc}") from None
         except PolicyRefused as exc:
             raise RunConfigError(str(exc)) from None
-        return self.lister.list(base_url, address, key)
+        return self.lister.list(base_url, address, key, api)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
+from ..live.apis import APIS
 from ..live.models import ModelsBusy, ModelsError
 from ..live.service import PRESETS, LiveService, RunConfigError
 from .errors import BadRequest, Busy
@@ -20,12 +21,17 @@ def _service() -> LiveService:
 def page() -> str:
     service = _service()
     urls = service.keys.urls
-    # A preset offers its key variable only where the server ties that variable to its URL;
-    # choosing a variable pins the base URL to the one it is tied to (static/js/live.js).
-    presets = [(name, url, env if urls.get(env) == url else "") for name, url, env in PRESETS]
+    # A preset offers its key variable only where the server ties that variable to its URL
+    # (or one it is under); choosing a variable pins the base URL under the one it is tied to
+    # (static/js/live.js).
+    presets = [
+        (name, api, url, env if env in urls and not service.keys.why_not(env, url) else "")
+        for name, api, url, env in PRESETS
+    ]
     return render_template(
         "live.html",
         presets=presets,
+        apis=[(api.name, api.title, api.example) for api in APIS.values()],
         key_envs=list(urls.items()),
         title="Live: watch an endpoint stream",
         description="Point Streamscope at an OpenAI-compatible endpoint and watch the real stream.",
