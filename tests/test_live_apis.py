@@ -18,8 +18,8 @@ from app.domain.assemble import plain
 from app.domain.summary import summarize
 
 from .dialects.common import DIALECT_CAPTURES
-from .helpers import CAPTURES
 from .fake_dialects import FOREIGN_KEY
+from .helpers import CAPTURES
 from .live_server import LiveServer
 from .test_live import collect, started, stored
 from .wsclient import connect
@@ -309,3 +309,61 @@ def test_record_refuses_an_unknown_api(tmp_path):
         timeout=30,
     )
     assert result.returncode == 2 and "invalid choice: 'bedrock'" in result.stderr
+
+
+# ---------------------------------------------------------------------- the page's preview
+def ask_preview(server, config: dict) -> tuple[int, dict]:
+    from .test_api import request
+
+    status, _, answer = request(
+        server,
+        "POST",
+        "/api/live/preview",
+        json.dumps(config).encode(),
+        {"Content-Type": "application/json"},
+    )
+    return status, json.loads(answer)
+
+
+def test_the_preview_says_what_each_api_would_send_and_never_the_key(server, fake):
+    body = {
+        "model": "m",
+        "messages": [{"role": "system", "content": "S"}, {"role": "user", "content": "hi"}],
+    }
+    status, shown = ask_preview(
+        server, {"api": "anthropic", "base_url": root(fake), "body": body, "api_key": KEY}
+    )
+    assert status == 200 and KEY not in json.dumps(shown)
+    assert shown == {
+        "api": "anthropic",
+        "dialect": "anthropic-messages",
+        "url": f"{root(fake)}/v1/messages",
+        "headers": {"Accept": "text/event-stream", "anthropic-version": "2023-06-01"},
+        "key_header": "x-api-key",
+        "key_prefix": "",
+        "body": {
+            "model": "m",
+            "max_tokens": 1024,
+            "messages": [{"role": "user", "content": "hi"}],
+            "system": "S",
+            "stream": True,
+        },
+    }
+    status, shown = ask_preview(server, {"api": "gemini", "base_url": root(fake), "body": body})
+    assert shown["url"].endswith("/v1beta/models/m:streamGenerateContent?alt=sse")
+    assert shown["key_header"] == "x-goog-api-key" and "model" not in shown["body"]
+    status, refused = ask_preview(
+        server,
+        {
+            "api": "chat",
+            "base_url": "http://127.0.0.1:9/v1",
+            "body": body,
+            "api_key_env": "SERVER_APIS_KEY",
+        },
+    )
+    assert status == 400 and refused["error"]["code"] == "bad_run"
+    assert "SERVER_APIS_KEY may only be sent to" in refused["error"]["message"]
+    status, refused = ask_preview(
+        server, {"api": "gemini", "base_url": root(fake), "body": {**body, "model": "a/b"}}
+    )
+    assert status == 400 and "cannot go in the URL" in refused["error"]["message"]

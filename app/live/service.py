@@ -10,14 +10,16 @@ from urllib.parse import urlsplit
 
 from ..settings import Settings
 from ..storage import CaptureStore
-from .apis import Api, api_named
 from .hub import LiveRun, Registry
 from .keys import KeyBindings
 from .models import ModelLister
 from .policy import Policy, PolicyRefused
 from .recorder import Recorder, run_title
 from .redact import Redactor
+from .runconfig import RunConfigError, api_of, preview, unkeyed_request
 from .upstream import RunRequest, Timeouts, UpstreamRun
+
+__all__ = ["PRESETS", "LiveService", "RunConfigError", "Started"]
 
 # (label, API (apis.py), base URL, the key variable the server usually ties to it)
 PRESETS = (
@@ -40,13 +42,6 @@ PRESETS = (
     ("Ollama OpenAI-compatible (localhost:11434)", "chat", "http://localhost:11434/v1", ""),
     ("LM Studio (localhost:1234)", "chat", "http://localhost:1234/v1", ""),
 )
-FORBIDDEN_HEADERS = frozenset(
-    {"host", "content-length", "transfer-encoding", "connection", "content-type"}
-)
-
-
-class RunConfigError(ValueError):
-    pass
 
 
 @dataclass
@@ -89,53 +84,21 @@ class LiveService:
         return key or None
 
     def request(self, config: dict[str, Any]) -> RunRequest:
-        """The run's request: ``api`` names the API (``chat`` when left out), ``body`` is the
-        request in the common (chat-completions) form, written as that API's body."""
-        base_url = config.get("base_url")
-        if (
-            not isinstance(base_url, str)
-            or urlsplit(base_url).scheme not in ("http", "https")
-            or not urlsplit(base_url).hostname
-        ):
-            raise RunConfigError("base_url must be an http(s) URL, e.g. http://localhost:8000/v1")
-        body = config.get("body")
-        if (
-            not isinstance(body, dict)
-            or not isinstance(body.get("model"), str)
-            or not body["model"]
-        ):
-            raise RunConfigError("body must be a JSON object with a model")
-        if not isinstance(body.get("messages"), list):
-            raise RunConfigError("body.messages must be a list of messages")
-        headers = config.get("headers") or {}
-        if not isinstance(headers, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
-        ):
-            raise RunConfigError("headers must be an object of text values")
-        headers = {k: v for k, v in headers.items() if k.lower() not in FORBIDDEN_HEADERS}
-        api = self.api_of(config)
-        try:
-            sent = api.body(body)
-            api.url(base_url, body["model"])  # a model that cannot go in the URL is refused
-        except ValueError as exc:  # a model that cannot go in the URL
-            raise RunConfigError(str(exc)) from None
-        except (TypeError, AttributeError) as exc:
-            raise RunConfigError(f"body cannot be written for the {api.title} API: {exc}") from None
-        return RunRequest(
-            base_url=base_url,
-            body=sent,
-            api_key=self.api_key(config, base_url),
-            headers=headers,
-            api=api,
-            model=body["model"],
-        )
+        """The run's request (runconfig.py), with its key."""
+        request = unkeyed_request(config)
+        request.api_key = self.api_key(config, request.base_url)
+        return request
 
-    @staticmethod
-    def api_of(config: dict[str, Any]) -> Api:
-        try:
-            return api_named(config.get("api"))
-        except ValueError as exc:
-            raise RunConfigError(str(exc)) from None
+    def preview(self, config: dict[str, Any]) -> dict[str, Any]:
+        """What a run with this config would send, for the page's preview: checked as a run
+        is, a key variable included, but no key is read."""
+        request = unkeyed_request(config)
+        env = config.get("api_key_env")
+        if env:
+            refused = self.keys.why_not(str(env), request.base_url)
+            if refused:
+                raise RunConfigError(refused)
+        return preview(request)
 
     # ------------------------------------------------------------------ runs
     def start(self, config: dict[str, Any]) -> Started:
@@ -169,7 +132,7 @@ class LiveService:
         base_url = config.get("base_url")
         if not isinstance(base_url, str) or urlsplit(base_url).scheme not in ("http", "https"):
             raise RunConfigError("base_url must be an http(s) URL")
-        api = self.api_of(config)
+        api = api_of(config)
         key = self.api_key(config, base_url)
         parts = urlsplit(base_url)
         try:

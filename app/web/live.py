@@ -34,7 +34,7 @@ def page() -> str:
         apis=[(api.name, api.title, api.example) for api in APIS.values()],
         key_envs=list(urls.items()),
         title="Live: watch an endpoint stream",
-        description="Point Streamscope at an OpenAI-compatible endpoint and watch the real stream.",
+        description="Point Streamscope at an LLM API and watch the real stream.",
         source_kind="live",
         source_id="",
         embed=False,
@@ -58,3 +58,18 @@ def models() -> Response:
         raise BadRequest(exc.message, code="bad_upstream", **extra) from None
     except ModelsBusy as exc:
         raise Busy(str(exc)) from None
+
+
+@live.post("/api/live/preview")
+def preview() -> Response:
+    """What a run with this request would send (the page's curl preview): checked as a run is,
+    with the body written for the chosen API. No key is read or sent back."""
+    config = request.get_json(silent=True)
+    if not isinstance(config, dict):
+        raise BadRequest(
+            'send JSON {"api": ..., "base_url": ..., "body": {...}}', code="bad_request"
+        )
+    try:
+        return jsonify(_service().preview(config))
+    except RunConfigError as exc:
+        raise BadRequest(str(exc), code="bad_run") from None
