@@ -60,6 +60,13 @@ class NDJSONDecoder:
                 self._byte += 1
                 if self._last is not None and self._last.end == self._byte - 1:
                     self._last.end = self._byte
+        if b"\r" not in chunk:  # the usual case: LF only, split in one step
+            *lines, rest = chunk.split(b"\n")
+            for line in lines:
+                self._hold(line)
+                self._end_line(1, t, out)
+            self._hold(rest)
+            return out
         pos = 0
         while True:
             found = _TERMINATOR.search(chunk, pos)
