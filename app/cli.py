@@ -110,14 +110,27 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1, help="gunicorn workers (production)")
     serve.add_argument("--threads", type=int, default=64, help="threads per worker (production)")
     serve.set_defaults(run=cmd_serve)
+    from .live.apis import APIS, DEFAULT_API
+
     rec = commands.add_parser(
         "record",
         help="stream one request and write it as a timed capture",
-        description="Stream one chat completion request and write it as a timed capture. "
+        description="Stream one request to an API (--api) and write it as a timed capture. "
         "Exits 0 when the run ended normally, 2 when it failed (what came is still written).",
     )
     rec.add_argument(
-        "--base-url", required=True, help="the endpoint's base URL, e.g. http://localhost:8000/v1"
+        "--base-url",
+        required=True,
+        help="the endpoint's base URL, e.g. http://localhost:8000/v1, https://api.anthropic.com, "
+        "http://localhost:11434 (Ollama native)",
+    )
+    rec.add_argument(
+        "--api",
+        choices=list(APIS),
+        default=DEFAULT_API,
+        help="the API to speak: "
+        + "; ".join(f"{a.name}: {a.title} (POST {a.path})" for a in APIS.values())
+        + f" (default {DEFAULT_API})",
     )
     rec.add_argument("--model", required=True, help="the model to ask, as the endpoint names it")
     rec.add_argument("--api-key-env", help="read the API key from this environment variable")

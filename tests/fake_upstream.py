@@ -17,6 +17,13 @@
   ``flood:<MB>`` (that many megabytes of chunks, as fast as the socket takes them),
   ``html:<status>`` (an HTML page with that status and its title).
 
+The other dialects (``tests/fake_dialects.py``) have their own routes, whose behaviour the model
+picks the same way (``replay:<capture in tests/captures/dialects>`` and the faults above that
+apply): ``POST /v1/messages`` (Anthropic), ``/v1/responses``, ``/v1/completions`` (legacy
+completions), ``/v1beta/models/{model}:streamGenerateContent`` (Gemini: SSE with ``alt=sse``,
+the JSON array without), ``/api/chat`` and ``/api/generate`` (Ollama, NDJSON). Gemini's
+``GET /v1beta/models`` and Ollama's ``GET /api/tags`` list models in their own shapes.
+
 ``GET /v1/models`` lists a few models; under ``/drip/`` one byte a second, under ``/big/`` a
 64 MB answer, under ``/html404/`` an HTML 404 page that repeats the key, under ``/missing/`` a
 JSON 404. Every request is logged (path, headers, body) and every
@@ -32,11 +39,13 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from .fake_dialects import FOREIGN_KEY, DialectRoutes, wire_for
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = ROOT / "tests" / "captures"
 DEMOS = ROOT / "app" / "demos"
-FOREIGN_KEY = "sk-proj-FOREIGNabcdef0123456789XYZ"  # key-shaped, not any request's key
 
 
 def chunk(content: str | None = None, finish: str | None = None, **extra: Any) -> bytes:
@@ -52,7 +61,7 @@ def chunk(content: str | None = None, finish: str | None = None, **extra: Any) -
     return b"data: " + json.dumps(body).encode() + b"\n\n"
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(DialectRoutes, BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: FakeUpstream
 
@@ -102,10 +111,9 @@ class Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ routes
     def do_GET(self) -> None:
         self.server.note(self, None)
-        special = next(
-            (k for k in ("drip", "big", "html404", "missing") if f"/{k}/" in self.path), None
-        )
-        if special is not None and self.path.rstrip("/").endswith("/models"):
+        path = urlsplit(self.path).path  # a base URL's query comes after the path
+        special = next((k for k in ("drip", "big", "html404", "missing") if f"/{k}/" in path), None)
+        if special is not None and path.rstrip("/").endswith("/models"):
             try:
                 getattr(self, f"_models_{special}")()
             except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
@@ -114,7 +122,11 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self.server.finished(f"GET {special}")
             return
-        if self.path.rstrip("/").endswith("/models"):
+        if path.endswith(("/v1beta/models", "/api/tags")):
+            names = ("models/fake-small", "fake-large") if "v1beta" in path else ("fake-small",)
+            listed = {"models": [{"name": name} for name in names]}
+            self._whole(200, "application/json", json.dumps(listed).encode())
+        elif path.rstrip("/").endswith("/models"):
             models = {
                 "object": "list",
                 "data": [
@@ -165,9 +177,15 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", "0"))
         body = json.loads(self.rfile.read(length) or b"{}")
         self.server.note(self, body)
-        model = str(body.get("model", ""))
+        parts = urlsplit(self.path)
+        spoken = wire_for(parts.path, parts.query)
+        model = str(body.get("model", "")) if spoken is None or spoken[1] is None else spoken[1]
+        model = unquote(model)
         try:
-            self._route(model, body)
+            if spoken is None:
+                self._route(model, body)
+            else:
+                self._dialect(spoken[0], model, body)
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             self.server.closed(model)
             self.close_connection = True

@@ -45,6 +45,34 @@ def exercise(server, fake) -> None:
     bad_request_line(server, f"GET /x HTTP/1.1\r\nAuthorization Bearer {TYPED}\r\n\r\n")
     assert fake.requests[-1]["headers"]["authorization"] == f"Bearer {SERVER_KEY}"
     assert any(r["headers"].get("x-canary") == HEADER for r in fake.requests)
+    exercise_apis(server, fake)
+
+
+def exercise_apis(server, fake) -> None:
+    """The same for the other APIs, whose keys go in their own headers (x-api-key,
+    x-goog-api-key), typed and from the server."""
+    root = f"http://127.0.0.1:{fake.port}"
+    for api in ("anthropic", "gemini", "ollama", "responses"):
+        base = (root + "/v1" if api == "responses" else root) + f"?key={QUERY}"
+        for model in ("slow:2", "echo-key", "echo-split"):
+            ws = start(
+                server, fake, model, base_url=base, key=TYPED, api=api, headers={"X-Canary": HEADER}
+            )
+            collect(ws)
+            ws.close()
+        ws = start(
+            server, fake, "slow:2", base_url=root, key=None, api=api, api_key_env="SERVER_KEY"
+        )
+        collect(ws)
+        ws.close()
+        body = json.dumps({"api": api, "base_url": base, "api_key": TYPED}).encode()
+        assert (
+            request(server, "POST", "/api/models", body, {"Content-Type": "application/json"})[0]
+            == 200
+        )
+    sent = [r["headers"] for r in fake.requests]
+    assert any(h.get("x-api-key") == SERVER_KEY for h in sent)
+    assert any(h.get("x-goog-api-key") == TYPED for h in sent)
 
 
 def bad_request_line(server, text: str) -> None:
@@ -58,7 +86,8 @@ def bad_request_line(server, text: str) -> None:
 
 @pytest.mark.parametrize("production", [False, True], ids=["dev-server", "gunicorn"])
 def test_no_log_line_carries_a_query_a_header_value_or_a_key(tmp_path, fake, production):
-    env = {"SERVER_KEY": SERVER_KEY, "STREAMSCOPE_API_KEYS": f"SERVER_KEY={fake.url}"}
+    root = f"http://127.0.0.1:{fake.port}"  # its /v1 and the other APIs' paths are under it
+    env = {"SERVER_KEY": SERVER_KEY, "STREAMSCOPE_API_KEYS": f"SERVER_KEY={root}"}
     args = ["--production", "--threads", "16"] if production else []
     server = LiveServer(tmp_path / "data", extra_args=args, env=env).start()
     try:

@@ -433,3 +433,28 @@ def test_raw_text_is_the_exact_source_slice():
     assert raw[covered:].strip() == b""
     assert stream.raw_text(0) == ": OPENROUTER PROCESSING\n"
     assert orjson.loads(stream.raw_text(2)[len("data: ") :])["provider"] == "Google"
+
+
+def test_a_json_error_in_a_data_prefixed_json_line_is_placed_at_its_byte():
+    """A pasted ``data:`` prefix is not part of the payload: an error's byte offset counts from
+    where the payload starts (it was found by searching for the payload's first character,
+    which can stand earlier in the prefix)."""
+    data = b'{"a": 1}\n  data:  d{"b": 2}\n'
+    stream = read_capture(data, "jsonl").streams[0]
+    error = next(d for d in stream.diagnostics if d.code == "json_error")
+    assert error.line == 2 and error.byte == data.index(b'd{"b"')
+
+
+def test_a_long_json_array_is_read_in_linear_time_of_its_lines():
+    """Each element's line is counted from the one before, not from the start of the file."""
+    import time
+
+    def cost(count: int) -> float:
+        data = b"[\n" + b",\n".join(b'{"i": %d}' % i for i in range(count)) + b"\n]"
+        started = time.process_time()
+        streams = read_capture(data, "json").streams
+        assert streams[0].raw[-1].line == count + 1
+        return time.process_time() - started
+
+    small, large = min(cost(2000) for _ in range(3)), min(cost(20000) for _ in range(3))
+    assert large < 30 * small, (small, large)  # 10x the elements; quadratic would be ~100x

@@ -26,15 +26,25 @@ def read_jsonl(data: bytes, limits: Limits, origin: str = "capture") -> list[Str
             continue
         text = match.group()
         body = text.rstrip(b"\r\n")
-        stripped = body.strip()
-        if stripped:
-            if stripped.startswith(b"data:"):  # tolerate SSE prefixes pasted into JSON Lines
-                stripped = stripped[5:].strip()
+        payload, offset = _payload(body)
+        if payload:
             raw = RawEvent(-1, line_no, pos, pos + len(text), None)
-            builder.data(raw, stripped, pos + body.find(stripped[:1]))
+            builder.data(raw, payload, pos + offset)
         line_no += 1
         pos += len(text)
     return builder.close()
+
+
+def _payload(body: bytes) -> tuple[bytes, int]:
+    """A line's payload and where it starts in the line: blanks around it, and an SSE
+    ``data:`` prefix pasted into JSON Lines, are not part of it."""
+    lead = len(body) - len(body.lstrip())
+    payload = body[lead:].rstrip()
+    if payload.startswith(b"data:"):
+        rest = payload[5:]
+        lead += 5 + len(rest) - len(rest.lstrip())
+        payload = rest.strip()
+    return payload, lead
 
 
 def read_json_array(data: bytes, limits: Limits, origin: str = "capture") -> list[Stream]:
@@ -49,8 +59,10 @@ def read_json_array(data: bytes, limits: Limits, origin: str = "capture") -> lis
         spans = [(start, len(data.rstrip()))]
     else:
         spans = split_array(data)
+    line, counted = 1, 0
     for start, end in spans:
-        line = data.count(b"\n", 0, start) + 1
+        line += data.count(b"\n", counted, start)  # counted once, element by element
+        counted = start
         if end - start > limits.max_line:
             builder.diagnostic(long_line(end - start, limits.max_line, line, start))
             continue

@@ -62,16 +62,18 @@ def header_line(
     source: dict[str, Any] | None = None,
     request: dict[str, Any] | None = None,
     response: dict[str, Any] | None = None,
+    api: str | None = None,
 ) -> bytes:
-    record = {
+    record: dict[str, Any] = {
         "type": "header",
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "created": created,
         "source": source or {},
-        "request": request or {},
-        "response": response or {},
     }
+    if api is not None:  # the API a live run or ``streamscope record`` called (docs/live.md)
+        record["api"] = api
+    record |= {"request": request or {}, "response": response or {}}
     return orjson.dumps(record) + b"\n"
 
 

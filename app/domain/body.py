@@ -1,27 +1,34 @@
-"""One HTTP response body, read by read, as its content type says."""
+"""One HTTP response body, read by read, as its content type says (or its first bytes)."""
 
 from __future__ import annotations
 
 import orjson
 
+from .bodykind import Sniffer, kind_of
 from .events import Diagnostic, RawEvent
 from .eventstream import DEFAULT_MAX_FRAME, EventStreamDecoder, Frame
+from .jsonarray import JSONArrayDecoder
+from .ndjson import JSONItem, NDJSONDecoder
 from .sse import DEFAULT_MAX_LINE
 from .stream import Stream
 from .timeline import FEED_BLOCK, SSEFeeder, TimelineBuilder
 
 EVENTSTREAM_TYPE = "application/vnd.amazon.eventstream"
-CONTAINER_OF = {"sse": "sse", "eventstream": "eventstream", "json": "json"}  # body mode -> Stream
+# A body's kind -> how its stream's raw events hold their payloads (Stream.container).
+CONTAINER_OF = {"sse": "sse", "eventstream": "eventstream", "ndjson": "lines", "json": "json"}
 
 
 class BodyFeeder:
-    """One HTTP response body, read by read, chosen by its content type.
+    """One HTTP response body, read by read, chosen by its content type (``bodykind.py``).
 
-    An event stream (or no content type) goes through the SSE decoder as it arrives, AWS
-    event-stream frames (``application/vnd.amazon.eventstream``) through the frame decoder. A
-    JSON body (a non-streaming answer, or an error) is read whole at the end as one payload.
-    Anything else (an HTML error page) is kept and reported as not a stream. Every read is
-    appended to the stream's source either way.
+    Every kind is read as it arrives, each read with its own time: an event stream through the
+    SSE decoder, AWS event-stream frames through the frame decoder, NDJSON line by line, any
+    JSON body element by element when it is a streamed array (a lone value, such as a
+    non-streaming answer or an error, is one payload at the end). A missing or generic content
+    type (``text/plain``), and a JSON one (NDJSON is often sent as ``application/json``), is
+    decided by the first bytes, held until they decide. Anything
+    else (an HTML error page) is kept and reported as not a stream. Every read is appended to
+    the stream's source either way.
     """
 
     def __init__(
@@ -31,44 +38,62 @@ class BodyFeeder:
         *,
         max_line: int = DEFAULT_MAX_LINE,
     ) -> None:
-        kind = (content_type or "").lower()
         self.builder = builder
-        self.mode = (
-            "eventstream"
-            if "amazon.eventstream" in kind
-            else "sse"
-            if not kind or "event-stream" in kind
-            else "json"
-            if "json" in kind
-            else "other"
-        )
         self.content_type = content_type
-        builder.contain(CONTAINER_OF.get(self.mode, "json"))
-        start = builder.source.end
-        self.stream: SSEFeeder | EventStreamFeeder | None = None
-        if self.mode == "sse":
-            self.stream = SSEFeeder(builder, max_line=max_line)
-        elif self.mode == "eventstream":
-            self.stream = EventStreamFeeder(builder, max_frame=max_line, byte=start)
-        self._start = start
-        self._first_t: float | None = None
+        self.max_line = max_line
+        self._start = builder.source.end
+        self.stream: SSEFeeder | EventStreamFeeder | JSONFeeder | None = None
+        kind = kind_of(content_type)
+        media = (content_type or "").split(";", 1)[0].strip()
+        self._sniffer: Sniffer | None = None
+        self._held: list[tuple[bytes, float | None]] = []
+        if kind is None or kind == "json":  # JSON: an array, NDJSON mislabelled, or one value
+            self._sniffer = Sniffer(kind or ("sse" if not media else "other"))
+            self.mode = "sniff"
+        else:
+            self._choose(kind)
+
+    def _choose(self, kind: str) -> None:
+        self.mode = kind
+        self.builder.contain(CONTAINER_OF.get(kind, "json"))
+        start, cap = self._start, self.max_line
+        if kind == "sse":
+            self.stream = SSEFeeder(self.builder, max_line=cap, byte=start)
+        elif kind == "eventstream":
+            self.stream = EventStreamFeeder(self.builder, max_frame=cap, byte=start)
+        elif kind == "ndjson":
+            self.stream = JSONFeeder(self.builder, NDJSONDecoder(max_line=cap, byte=start))
+        elif kind == "json":
+            self.stream = JSONFeeder(self.builder, JSONArrayDecoder(max_line=cap, byte=start))
 
     def feed(self, data: bytes, t: float | None = None) -> None:
         self.builder.source.append(data)
-        if self.stream is not None:
+        if self._sniffer is not None:
+            self._held.append((data, t))
+            kind = self._sniffer.add(data)
+            if kind is not None:
+                self._decided(kind)
+        elif self.stream is not None:
             self.stream.feed(data, t)
-        elif self._first_t is None:
-            self._first_t = t
+
+    def _decided(self, kind: str) -> None:
+        """The first bytes decided: what was held is read, each read with its own time."""
+        self._sniffer = None
+        self._choose(kind)
+        held, self._held = self._held, []
+        if self.stream is not None:
+            for data, t in held:
+                self.stream.feed(data, t)
 
     def close(self, t: float | None = None) -> list[Stream]:
+        if self._sniffer is not None:
+            self._decided(self._sniffer.finish())
         if self.stream is not None:
             return self.stream.close(t)
         end = self.builder.source.end
         body = self.builder.source.slice(self._start, end)
-        raw = RawEvent(-1, 1, self._start, end, t)
-        if self.mode == "json" and body.strip():
-            self.builder.data(raw, body.strip(), self._start)
-        elif body.strip():
+        if body.strip():
+            raw = RawEvent(-1, 1, self._start, end, t)
             preview = body[:200].decode(errors="replace").strip()
             self.builder.note(
                 raw,
@@ -77,6 +102,29 @@ class BodyFeeder:
                 f"the body is {self.content_type}, not an event stream: {preview!r}",
             )
         return self.builder.close()
+
+
+class JSONFeeder:
+    """NDJSON lines or the elements of a streamed JSON array into a ``TimelineBuilder``, read
+    by read: each payload one raw event, each problem a diagnostic in its place."""
+
+    def __init__(self, builder: TimelineBuilder, decoder: NDJSONDecoder | JSONArrayDecoder) -> None:
+        self.builder = builder
+        self.decoder = decoder
+
+    def feed(self, data: bytes, t: float | None = None) -> None:
+        self._take(self.decoder.feed(data, t), t)
+
+    def close(self, t: float | None = None) -> list[Stream]:
+        self._take(self.decoder.close(t), t)
+        return self.builder.close()
+
+    def _take(self, items: list[JSONItem | Diagnostic], t: float | None) -> None:
+        for item in items:
+            if isinstance(item, Diagnostic):
+                self.builder.diagnostic(item, t)
+            else:
+                self.builder.data(item.raw, item.data, item.data_offset, split_lines=False)
 
 
 class EventStreamFeeder:

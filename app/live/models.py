@@ -22,6 +22,7 @@ import httpx
 import orjson
 
 from .answers import Answer, describe_connect_error
+from .apis import APIS, Api
 from .pinned import pinned_client
 from .redact import Redactor
 
@@ -85,23 +86,29 @@ class ModelLister:
         self._slots = threading.BoundedSemaphore(max(1, concurrent))
         self.concurrent = max(1, concurrent)
 
-    def list(self, base_url: str, address: str, key: str | None) -> list[str]:
+    def list(
+        self, base_url: str, address: str, key: str | None, api: Api = APIS["chat"]
+    ) -> list[str]:
         if not self._slots.acquire(blocking=False):
             raise ModelsBusy(
                 f"{self.concurrent} model lists are being fetched already "
                 "(STREAMSCOPE_MAX_CONCURRENT_MODELS); try again in a few seconds"
             )
         try:
-            return Fetch(base_url, key, self.deadline).run(address)
+            return Fetch(base_url, key, self.deadline, api).run(address)
         finally:
             self._slots.release()
 
 
 class Fetch:
-    """One ``GET {base_url}/models`` within the deadline and the body cap."""
+    """One ``GET`` of the API's models list (``{base_url}/models`` for OpenAI-style APIs,
+    apis.py), within the deadline and the body cap, the key in the API's own header."""
 
-    def __init__(self, base_url: str, key: str | None, deadline: float) -> None:
-        self.url = base_url.rstrip("/") + "/models"
+    def __init__(
+        self, base_url: str, key: str | None, deadline: float, api: Api = APIS["chat"]
+    ) -> None:
+        self.api = api
+        self.url = api.join_models(base_url)
         self.where = urlsplit(base_url).netloc.rpartition("@")[2]
         self.key = key
         self.deadline = deadline
@@ -111,8 +118,7 @@ class Fetch:
 
     def run(self, address: str) -> list[str]:
         headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
-        if self.key:
-            headers["Authorization"] = f"Bearer {self.key}"
+        headers |= dict(self.api.headers) | self.api.key_header(self.key)
         with Deadline(self.deadline) as deadline:
             client = pinned_client(self.url, address, self.deadline, deadline.keep)
             try:
@@ -154,14 +160,15 @@ class Fetch:
                 f"HTTP {answer.status} from {self.where}: {answer.what('the models list')}"
             )
         try:
-            data = orjson.loads(answer.body).get("data", [])
-        except (orjson.JSONDecodeError, AttributeError):
-            data = None
-        if not isinstance(data, list):
+            names = self.api.model_names(orjson.loads(answer.body))
+        except orjson.JSONDecodeError:
+            names = None
+        if names is None:
             raise self._error(
-                f"HTTP 200 from {self.where}: not the models list (JSON with a data list)"
+                f"HTTP 200 from {self.where}: not the models list "
+                f"(JSON with a {self.api.models_list} list)"
             )
-        return sorted(str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id"))
+        return names
 
     def _error(self, message: str) -> ModelsError:
         redact = self.redactor.text

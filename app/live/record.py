@@ -1,5 +1,6 @@
 """``streamscope record``: one live request, written as a timed capture, text printed as it
-streams, metrics at the end. Uses the same upstream client and parser as the server.
+streams, metrics at the end. Uses the same upstream client, API records (``apis.py``: ``--api``
+names one, ``chat`` by default) and parser as the server.
 
 Exits 0 when the run ended as it should (``done``) with something recorded; any failed run
 (refused connection, HTTP error, an HTML page, an error in the stream, a timeout, a dropped
@@ -21,6 +22,7 @@ from ..domain.events import ReasoningDelta, RefusalDelta, TextDelta, ToolCallArg
 from ..domain.metrics import compute
 from ..domain.stream import Source
 from ..domain.timeline import TimelineBuilder
+from .apis import api_named
 from .policy import Policy
 from .recorder import clean_body, public_source, settle_end
 from .redact import Redactor
@@ -48,7 +50,10 @@ class FileSink:
         source = public_source(request.url, self.redactor)
         out.write(
             header_line(
-                created=created, source=source, request=clean_body(request.body, self.redactor)
+                created=created,
+                source=source,
+                api=request.api.name,
+                request=clean_body(request.body, self.redactor),
             )
         )
 
@@ -102,6 +107,7 @@ class FileSink:
 
 
 def build_body(args: argparse.Namespace) -> dict[str, Any]:
+    """The request in the common (chat-completions) form; the API record writes its body."""
     if args.messages:
         messages = json.loads(Path(args.messages).read_text())
     else:
@@ -137,11 +143,14 @@ def record(args: argparse.Namespace) -> int:
         print(f"streamscope: {args.api_key_env} is not set", file=sys.stderr)
         return EXIT_FAILED
     try:
-        body = build_body(args)
-    except (OSError, ValueError) as exc:
+        api = api_named(args.api)
+        common = build_body(args)
+        body = api.body(common)
+        api.url(args.base_url, args.model)  # a model that cannot go in the URL is refused
+    except (OSError, ValueError, TypeError, AttributeError) as exc:
         print(f"streamscope: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    request = RunRequest(base_url=args.base_url, body=body, api_key=key)
+    request = RunRequest(base_url=args.base_url, body=body, api_key=key, api=api, model=args.model)
     with open(args.output, "wb") as out:
         sink = FileSink(request, out, sys.stdout)
         UpstreamRun(request, sink, Policy(public=False)).run()

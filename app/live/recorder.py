@@ -37,13 +37,23 @@ class Recorder:
     """Owns one capture record while its run streams."""
 
     def __init__(
-        self, store: CaptureStore, redactor: Redactor, *, url: str, body: dict[str, Any], title: str
+        self,
+        store: CaptureStore,
+        redactor: Redactor,
+        *,
+        url: str,
+        body: dict[str, Any],
+        title: str,
+        api: str | None = None,
     ) -> None:
         self.store = store
         self.redactor = redactor
         created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         header = header_line(
-            created=created, source=public_source(url, redactor), request=clean_body(body, redactor)
+            created=created,
+            source=public_source(url, redactor),
+            api=api,
+            request=clean_body(body, redactor),
         )
         record, token = store.add(
             NewCapture(
@@ -100,6 +110,6 @@ def settle_end(reason: str, error: str | None, errored: bool) -> tuple[str, str 
     return reason, error
 
 
-def run_title(url: str, body: dict[str, Any]) -> str:
+def run_title(url: str, model: str | None) -> str:
     host = urlsplit(url).netloc.rpartition("@")[2] or "upstream"
-    return f"Live: {body.get('model') or 'model'} at {host}"
+    return f"Live: {model or 'model'} at {host}"

@@ -16,24 +16,32 @@ from .models import ModelLister
 from .policy import Policy, PolicyRefused
 from .recorder import Recorder, run_title
 from .redact import Redactor
+from .runconfig import RunConfigError, api_of, preview, unkeyed_request
 from .upstream import RunRequest, Timeouts, UpstreamRun
 
+__all__ = ["PRESETS", "LiveService", "RunConfigError", "Started"]
+
+# (label, API (apis.py), base URL, the key variable the server usually ties to it)
 PRESETS = (
-    ("OpenAI", "https://api.openai.com/v1", "OPENAI_API_KEY"),
-    ("OpenRouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
-    ("Groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
-    ("vLLM (localhost:8000)", "http://localhost:8000/v1", ""),
-    ("llama.cpp (localhost:8080)", "http://localhost:8080/v1", ""),
-    ("Ollama (localhost:11434)", "http://localhost:11434/v1", ""),
-    ("LM Studio (localhost:1234)", "http://localhost:1234/v1", ""),
+    ("OpenAI", "chat", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+    ("OpenAI Responses", "responses", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+    ("Anthropic", "anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY"),
+    ("Gemini", "gemini", "https://generativelanguage.googleapis.com", "GEMINI_API_KEY"),
+    (
+        "Gemini OpenAI-compatible",
+        "chat",
+        "https://generativelanguage.googleapis.com/v1beta/openai",
+        "GEMINI_API_KEY",
+    ),
+    ("OpenRouter", "chat", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    ("Groq", "chat", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
+    ("vLLM (localhost:8000)", "chat", "http://localhost:8000/v1", ""),
+    ("vLLM completions (localhost:8000)", "completions", "http://localhost:8000/v1", ""),
+    ("llama.cpp (localhost:8080)", "chat", "http://localhost:8080/v1", ""),
+    ("Ollama native (localhost:11434)", "ollama", "http://localhost:11434", ""),
+    ("Ollama OpenAI-compatible (localhost:11434)", "chat", "http://localhost:11434/v1", ""),
+    ("LM Studio (localhost:1234)", "chat", "http://localhost:1234/v1", ""),
 )
-FORBIDDEN_HEADERS = frozenset(
-    {"host", "content-length", "transfer-encoding", "connection", "content-type"}
-)
-
-
-class RunConfigError(ValueError):
-    pass
 
 
 @dataclass
@@ -76,41 +84,35 @@ class LiveService:
         return key or None
 
     def request(self, config: dict[str, Any]) -> RunRequest:
-        base_url = config.get("base_url")
-        if (
-            not isinstance(base_url, str)
-            or urlsplit(base_url).scheme not in ("http", "https")
-            or not urlsplit(base_url).hostname
-        ):
-            raise RunConfigError("base_url must be an http(s) URL, e.g. http://localhost:8000/v1")
-        body = config.get("body")
-        if (
-            not isinstance(body, dict)
-            or not isinstance(body.get("model"), str)
-            or not body["model"]
-        ):
-            raise RunConfigError("body must be a JSON object with a model")
-        if not isinstance(body.get("messages"), list):
-            raise RunConfigError("body.messages must be a list of messages")
-        headers = config.get("headers") or {}
-        if not isinstance(headers, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
-        ):
-            raise RunConfigError("headers must be an object of text values")
-        headers = {k: v for k, v in headers.items() if k.lower() not in FORBIDDEN_HEADERS}
-        return RunRequest(
-            base_url=base_url,
-            body={**body, "stream": True},
-            api_key=self.api_key(config, base_url),
-            headers=headers,
-        )
+        """The run's request (runconfig.py), with its key."""
+        request = unkeyed_request(config)
+        request.api_key = self.api_key(config, request.base_url)
+        return request
+
+    def preview(self, config: dict[str, Any]) -> dict[str, Any]:
+        """What a run with this config would send, for the page's preview: checked as a run
+        is, a key variable included, but no key is read."""
+        request = unkeyed_request(config)
+        env = config.get("api_key_env")
+        if env:
+            refused = self.keys.why_not(str(env), request.base_url)
+            if refused:
+                raise RunConfigError(refused)
+        return preview(request)
 
     # ------------------------------------------------------------------ runs
     def start(self, config: dict[str, Any]) -> Started:
         request = self.request(config)
         redactor = Redactor(request.secrets())
-        title = run_title(request.url, request.body)
-        recorder = Recorder(self.store, redactor, url=request.url, body=request.body, title=title)
+        title = run_title(request.url, request.model)
+        recorder = Recorder(
+            self.store,
+            redactor,
+            url=request.url,
+            body=request.body,
+            title=title,
+            api=request.api.name,
+        )
         run = LiveRun(request, recorder, redactor, self.settings.stall_ms, self.max_bytes)
         upstream = UpstreamRun(request, run, self.policy, self.timeouts)
         run.upstream = upstream
@@ -130,6 +132,7 @@ class LiveService:
         base_url = config.get("base_url")
         if not isinstance(base_url, str) or urlsplit(base_url).scheme not in ("http", "https"):
             raise RunConfigError("base_url must be an http(s) URL")
+        api = api_of(config)
         key = self.api_key(config, base_url)
         parts = urlsplit(base_url)
         try:
@@ -139,4 +142,4 @@ class LiveService:
             raise RunConfigError(f"base_url: {exc}") from None
         except PolicyRefused as exc:
             raise RunConfigError(str(exc)) from None
-        return self.lister.list(base_url, address, key)
+        return self.lister.list(base_url, address, key, api)

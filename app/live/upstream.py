@@ -1,4 +1,8 @@
-"""One request to an OpenAI-compatible endpoint, streamed with httpx, every read timestamped.
+"""One request to an upstream API, streamed with httpx, every read timestamped.
+
+* The API record (``apis.py``) says where the request goes and how the key is sent: the
+  header it goes in (``Authorization: Bearer``, ``x-api-key``, ``x-goog-api-key``), never the
+  URL, and the headers every request of that API carries (``anthropic-version``).
 
 * Deadlines (``Timeouts``): connect (httpx), first byte of the body, idle between reads, and
   the whole run. httpx fixes a response's read timeout when the body starts, so the last three
@@ -38,6 +42,7 @@ from .answers import (
     is_html,
     parse_retry_after,
 )
+from .apis import APIS, Api
 from .pinned import pinned_client
 from .policy import Policy, PolicyRefused
 
@@ -57,14 +62,24 @@ class Timeouts:
 
 @dataclass
 class RunRequest:
+    """One run's request: ``body`` is the API's own body, as sent; ``model`` names the model
+    for APIs that put it in the URL (Gemini), else the body's ``model`` is used."""
+
     base_url: str
     body: dict[str, Any]
     api_key: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    api: Api = field(default_factory=lambda: APIS["chat"])
+    model: str | None = None
 
     @property
     def url(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
+        return self.api.url(self.base_url, self.model or str(self.body.get("model") or ""))
+
+    def sent_headers(self) -> dict[str, str]:
+        """Every header the request carries: the API's own, the user's, then the key."""
+        fixed = {"Accept": self.api.accept, **dict(self.api.headers)}
+        return {**fixed, **self.headers, **self.api.key_header(self.api_key)}
 
     def secrets(self) -> list[str]:
         """Every credential this request carries, to scrub from anything recorded."""
@@ -198,9 +213,7 @@ class UpstreamRun:
             )
         except PolicyRefused as exc:
             return "error", str(exc)
-        headers = {"Accept": "text/event-stream", **self.request.headers}
-        if self.request.api_key:
-            headers["Authorization"] = f"Bearer {self.request.api_key}"
+        headers = self.request.sent_headers()
         body = orjson.dumps(self.request.body)
         with self._client(address) as client:
             for attempt in range(1, MAX_ATTEMPTS + 1):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
+from ..live.apis import APIS
 from ..live.models import ModelsBusy, ModelsError
 from ..live.service import PRESETS, LiveService, RunConfigError
 from .errors import BadRequest, Busy
@@ -20,15 +21,20 @@ def _service() -> LiveService:
 def page() -> str:
     service = _service()
     urls = service.keys.urls
-    # A preset offers its key variable only where the server ties that variable to its URL;
-    # choosing a variable pins the base URL to the one it is tied to (static/js/live.js).
-    presets = [(name, url, env if urls.get(env) == url else "") for name, url, env in PRESETS]
+    # A preset offers its key variable only where the server ties that variable to its URL
+    # (or one it is under); choosing a variable pins the base URL under the one it is tied to
+    # (static/js/live.js).
+    presets = [
+        (name, api, url, env if env in urls and not service.keys.why_not(env, url) else "")
+        for name, api, url, env in PRESETS
+    ]
     return render_template(
         "live.html",
         presets=presets,
+        apis=[(api.name, api.title, api.example) for api in APIS.values()],
         key_envs=list(urls.items()),
         title="Live: watch an endpoint stream",
-        description="Point Streamscope at an OpenAI-compatible endpoint and watch the real stream.",
+        description="Point Streamscope at an LLM API and watch the real stream.",
         source_kind="live",
         source_id="",
         embed=False,
@@ -52,3 +58,18 @@ def models() -> Response:
         raise BadRequest(exc.message, code="bad_upstream", **extra) from None
     except ModelsBusy as exc:
         raise Busy(str(exc)) from None
+
+
+@live.post("/api/live/preview")
+def preview() -> Response:
+    """What a run with this request would send (the page's curl preview): checked as a run is,
+    with the body written for the chosen API. No key is read or sent back."""
+    config = request.get_json(silent=True)
+    if not isinstance(config, dict):
+        raise BadRequest(
+            'send JSON {"api": ..., "base_url": ..., "body": {...}}', code="bad_request"
+        )
+    try:
+        return jsonify(_service().preview(config))
+    except RunConfigError as exc:
+        raise BadRequest(str(exc), code="bad_run") from None

@@ -2,7 +2,7 @@
 // remembered settings without the key) and a run's controls; the player follows the run.
 
 import { clear, el } from "./dom.js";
-import { EXAMPLE_TOOLS, FormError, buildRequest, curlPreview, remembered } from "./livebody.js";
+import { EXAMPLE_TOOLS, FormError, buildRequest, curlPreview, previewRequest, remembered } from "./livebody.js";
 import * as mine from "./mine.js";
 import { mountPlayer } from "./page.js";
 import { showProblem } from "./problem.js";
@@ -17,7 +17,10 @@ const stopButton = form.querySelector('[data-testid="live-stop"]');
 const share = form.querySelector('[data-testid="live-share"]');
 const modelsError = form.querySelector('[data-testid="live-models-error"]');
 const root = document.getElementById("player");
+const PREVIEW_DELAY = 150; // ms after the last change before the server is asked
 let running = false;
+let previewTimer = null;
+let previewNumber = 0;
 
 function addMessage(role = "user", content = "") {
   const item = el("li", { class: "message", "data-testid": "live-message" });
@@ -62,13 +65,36 @@ function restore() {
 function refresh() {
   const current = values();
   localStorage.setItem(KEY, JSON.stringify(remembered(current)));
+  clearTimeout(previewTimer);
+  previewNumber += 1; // an answer to an earlier preview is not shown
+  let request;
   try {
-    preview.textContent = curlPreview(buildRequest(current));
+    request = buildRequest(current);
     problem.textContent = "";
   } catch (error) {
     if (!(error instanceof FormError)) throw error;
     preview.textContent = `(not ready: ${error.message})`;
+    preview.dataset.state = "ready";
+    return;
   }
+  preview.dataset.state = "pending";
+  previewTimer = setTimeout(() => showPreview(request, previewNumber), PREVIEW_DELAY);
+}
+
+/** The request as the chosen API sends it: the server writes the body and says where it goes
+ * and in which header the key goes (POST /api/live/preview); the key never leaves the page. */
+async function showPreview(request, number) {
+  let text;
+  try {
+    const response = await fetch("/api/live/preview", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(previewRequest(request)) });
+    const answer = await response.json();
+    text = response.ok ? curlPreview(request, answer) : `(not ready: ${answer?.error?.message ?? `the server answered ${response.status}`})`;
+  } catch (error) {
+    text = `(no preview: no answer from Streamscope, ${error.message})`;
+  }
+  if (number !== previewNumber) return;
+  preview.textContent = text;
+  preview.dataset.state = "ready";
 }
 
 async function listModels() {
@@ -127,12 +153,14 @@ const page = mountPlayer(root, {
   },
 });
 
-// A key from the server goes only to the base URL the server ties it to: choosing one pins
-// the base URL (read-only) to that URL; "(none)" frees it again.
+// A key from the server goes only to the base URL the server ties it to (or one under it):
+// choosing one pins the base URL (read-only) there; "(none)" frees it again.
 function pinBaseUrl() {
   const option = form.elements.api_key_env.selectedOptions[0];
   const pinned = option?.dataset.baseUrl;
-  if (pinned) form.elements.base_url.value = pinned;
+  const current = form.elements.base_url.value;
+  const under = pinned && (current === pinned || current.startsWith(`${pinned.replace(/\/+$/, "")}/`));
+  if (pinned && !under) form.elements.base_url.value = pinned;
   form.elements.base_url.readOnly = Boolean(pinned);
 }
 
@@ -140,6 +168,7 @@ form.addEventListener("input", refresh);
 form.addEventListener("change", (event) => {
   if (event.target.name === "preset" && event.target.value) {
     form.elements.base_url.value = event.target.value;
+    form.elements.api.value = event.target.selectedOptions[0].dataset.api || "chat";
     const env = event.target.selectedOptions[0].dataset.env;
     const offered = env && [...form.elements.api_key_env.options].some((o) => o.value === env);
     form.elements.api_key_env.value = offered ? env : "";

@@ -1,4 +1,7 @@
-// Building a live run's request from the form's values, and its curl preview (pure).
+// Building a live run's request from the form's values, and its curl preview (pure). The
+// request is in the common (chat-completions) form; the server writes it as the chosen API's
+// body (app/live/apibodies.py) and says what it would send (POST /api/live/preview), which the
+// preview shows.
 
 export class FormError extends Error {
   constructor(field, message) {
@@ -72,7 +75,7 @@ export function buildRequest(v) {
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== "string") throw new FormError("extra headers", `header ${name} must be text`);
   }
-  const request = { base_url: v.base_url.trim(), headers, body };
+  const request = { api: v.api || "chat", base_url: v.base_url.trim(), headers, body };
   if (v.api_key_env) request.api_key_env = v.api_key_env;
   else if (v.api_key) request.api_key = v.api_key;
   return request;
@@ -87,13 +90,23 @@ function quote(text) {
   return `'${text.replace(/'/g, "'\\''")}'`;
 }
 
-export function curlPreview(request) {
-  const lines = [`curl -N ${quote(`${request.base_url.replace(/\/+$/, "")}/chat/completions`)}`, `  -H ${quote("Content-Type: application/json")}`];
-  if (request.api_key_env) lines.push(`  -H "Authorization: Bearer $${request.api_key_env}"`);
-  else if (request.api_key) lines.push(`  -H ${quote(`Authorization: Bearer ${maskKey(request.api_key)}`)}`);
+/** The curl command for a request, from what the server says it would send (``shown``: its
+ * url, the API's headers, the header the key goes in and its form, the body); the key is
+ * masked, or a server variable's name stands for it. */
+export function curlPreview(request, shown) {
+  const lines = [`curl -N ${quote(shown.url)}`, `  -H ${quote("Content-Type: application/json")}`];
+  for (const [name, value] of Object.entries(shown.headers || {})) lines.push(`  -H ${quote(`${name}: ${value}`)}`);
+  if (request.api_key_env) lines.push(`  -H "${shown.key_header}: ${shown.key_prefix}$${request.api_key_env}"`);
+  else if (request.api_key) lines.push(`  -H ${quote(`${shown.key_header}: ${shown.key_prefix}${maskKey(request.api_key)}`)}`);
   for (const [name, value] of Object.entries(request.headers || {})) lines.push(`  -H ${quote(`${name}: ${value}`)}`);
-  lines.push(`  -d ${quote(JSON.stringify(request.body, null, 2))}`);
+  lines.push(`  -d ${quote(JSON.stringify(shown.body, null, 2))}`);
   return lines.join(" \\\n");
+}
+
+/** What the server is asked to preview: the request without its key. */
+export function previewRequest(request) {
+  const { api_key: _key, ...rest } = request;
+  return rest;
 }
 
 /** What is remembered between visits: everything but the key. */

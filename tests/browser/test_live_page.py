@@ -9,6 +9,14 @@ from .conftest import watch
 from .test_player import choice_texts, wait_until
 
 
+def preview_text(page) -> str:
+    """The request preview once the server has said what the run would send."""
+    wait_until(
+        page, "document.querySelector('[data-testid=live-preview]').dataset.state === 'ready'"
+    )
+    return page.get_by_test_id("live-preview").text_content()
+
+
 def fill_form(page, server, fake, model: str) -> None:
     page.goto(server.url + "/live")
     page.get_by_test_id("live-base-url").fill(fake.url)
@@ -18,7 +26,7 @@ def fill_form(page, server, fake, model: str) -> None:
 
 def test_run_watch_live_stop_midway_and_replay(page, server, fake, browser, shot):
     fill_form(page, server, fake, "slow:80")
-    preview = page.get_by_test_id("live-preview").text_content()
+    preview = preview_text(page)
     assert (
         "Authorization: Bearer sk-…6789" in preview
         and "sk-browser-canary-0123456789" not in preview
@@ -122,7 +130,7 @@ def test_a_server_key_pins_its_base_url_and_runs_from_the_page(page, fake, tmp_p
         page.get_by_test_id("live-model").fill("slow:3")
         page.get_by_test_id("live-key-env").select_option("PAGE_KEY")
         assert base_url.input_value() == fake.url and base_url.evaluate("e => e.readOnly")
-        preview = page.get_by_test_id("live-preview").text_content()
+        preview = preview_text(page)
         assert "$PAGE_KEY" in preview and key not in preview
         page.get_by_test_id("live-preset").select_option(label="vLLM (localhost:8000)")
         assert page.get_by_test_id("live-key-env").input_value() == ""
@@ -138,3 +146,77 @@ def test_a_server_key_pins_its_base_url_and_runs_from_the_page(page, fake, tmp_p
         assert key not in page.content()
     finally:
         server.stop()
+
+
+def test_each_api_is_chosen_by_its_preset_and_previewed_as_it_is_sent(page, server, fake):
+    page.goto(server.url + "/live")
+    page.get_by_test_id("live-model").fill("m-1")
+    page.get_by_test_id("live-api-key").fill("sk-browser-canary-0123456789")
+    expected = {
+        "Anthropic": (
+            "anthropic",
+            [
+                "/v1/messages",
+                "x-api-key: $ANTHROPIC_API_KEY",
+                "anthropic-version: 2023-06-01",
+                '"max_tokens": 1024',
+            ],
+        ),
+        "Gemini": (
+            "gemini",
+            [
+                "/v1beta/models/m-1:streamGenerateContent?alt=sse",
+                "x-goog-api-key: $GEMINI_API_KEY",
+                '"contents"',
+            ],
+        ),
+        "OpenAI Responses": (
+            "responses",
+            ["/v1/responses", "Authorization: Bearer $OPENAI_API_KEY", '"input"'],
+        ),
+        "Ollama native (localhost:11434)": (
+            "ollama",
+            [
+                "http://localhost:11434/api/chat",
+                "application/x-ndjson",
+                "Authorization: Bearer sk-…6789",
+            ],
+        ),
+        "Gemini OpenAI-compatible": (
+            "chat",
+            ["/v1beta/openai/chat/completions", "Authorization: Bearer $GEMINI_API_KEY"],
+        ),
+    }
+    for label, (api, fragments) in expected.items():
+        page.get_by_test_id("live-preset").select_option(label=label)
+        assert page.get_by_test_id("live-api").input_value() == api
+        preview = preview_text(page)
+        assert "sk-browser-canary-0123456789" not in preview
+        for fragment in fragments:
+            assert fragment in preview, (label, fragment, preview)
+    # a model that cannot go in Gemini's URL is said before any run
+    page.get_by_test_id("live-preset").select_option(label="Gemini")
+    page.get_by_test_id("live-model").fill("../x")
+    assert "cannot go in the URL" in preview_text(page)
+    page.errors.expect("status of 400")  # the server refused that preview, as it should
+
+
+def test_an_anthropic_run_from_the_page(page, server, fake):
+    page.goto(server.url + "/live")
+    page.get_by_test_id("live-api").select_option("anthropic")
+    page.get_by_test_id("live-base-url").fill(f"http://127.0.0.1:{fake.port}")
+    page.get_by_test_id("live-model").fill("replay:anthropic-claude-sonnet-4-5-text-ping.sse")
+    page.get_by_test_id("live-api-key").fill("sk-browser-canary-0123456789")
+    assert "/v1/messages" in preview_text(page)
+    page.get_by_test_id("live-run").click()
+    wait_until(page, "document.querySelector('#player').dataset.endReason === 'done'", timeout=15)
+    from ..dialects.common import expected
+
+    want = expected("anthropic-claude-sonnet-4-5-text-ping.sse")["final_text"]
+    assert choice_texts(page) == [want]
+    sent = fake.requests[-1]
+    assert (
+        sent["path"] == "/v1/messages"
+        and sent["headers"]["x-api-key"] == "sk-browser-canary-0123456789"
+    )
+    assert "sk-browser-canary-0123456789" not in page.content()
