@@ -97,3 +97,38 @@ def test_a_run_past_its_cap_is_stopped_and_memory_follows_the_cap_not_the_input(
     large, _, _ = peak_memory(store, cap, 16 * cap)
     assert large < 1.2 * small, (small, large)  # four times the input, the same memory
     assert small < 12 * cap, small
+
+
+def test_a_finished_run_is_the_capture_its_stored_recording_reads_as(store):
+    """The live stream goes to the parsed-capture cache when the run ends (so its first open
+    reads nothing again): it must be what reading the stored recording gives, event for event,
+    with the same labels. The URL has a query, which the recording's source keeps and a bare
+    URL would not."""
+    from app.captures import read_capture
+    from app.domain.summary import summarize
+    from app.wire import stream_info
+
+    from .helpers import timeline
+
+    request = RunRequest(
+        base_url="http://127.0.0.1:9/v1?api-version=2024", body={"model": "m", "messages": []}
+    )
+    redactor = Redactor(request.secrets())
+    recorder = Recorder(store, redactor, url=request.url, body=request.body, title="t")
+    run = LiveRun(request, recorder, redactor, 250.0)
+    run.upstream = Upstream()
+    run.response(1.0, 200, "text/event-stream")
+    for t, text in ((5.0, "Hel"), (9.0, "lo")):
+        data = sse(text)
+        run.read(t, data[:7])
+        run.read(t + 1, data[7:])
+    run.read(12.0, b"data: [DONE]\n\n")
+    run.end(13.0, "done", None)
+    cached = run.capture()
+    stored = read_capture(store.read_bytes(run.capture_id), "timed")
+    assert timeline(cached.streams[0]) == timeline(stored.streams[0])
+    assert stream_info(cached.streams[0]) == stream_info(stored.streams[0])
+    live_summary = summarize(cached.streams[0])
+    stored_summary = summarize(stored.streams[0])
+    assert live_summary == stored_summary
+    assert cached.header == stored.header

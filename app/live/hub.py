@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..captures.model import Capture
 from ..domain.body import BodyFeeder
 from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
@@ -71,8 +72,9 @@ class LiveRun:
         self.max_bytes = max_bytes
         self.capture_id = recorder.capture_id
         self.builder = TimelineBuilder(
-            Source(), origin=recorder_url(request), split_on_done=False, timed=True
+            Source(), origin=stored_origin(recorder.header), split_on_done=False, timed=True
         )
+        self.builder.stream.request = stored_request(recorder.header)
         self.feeder: BodyFeeder | None = None
         self.log: list[Piece] = []
         self.finished = False
@@ -213,6 +215,12 @@ class LiveRun:
                 live=True,
             )
 
+    def capture(self) -> Capture:
+        """The finished run as its stored recording reads: one timed stream, so that the first
+        open of its share link does not read the recording again."""
+        with self.cond:
+            return Capture(format="timed", streams=[self.stream], header=self.recorder.header)
+
     def messages(self, pieces: list[Piece]) -> Iterator[str]:
         """The log's pieces as protocol messages: consecutive timeline pieces merged into one
         ``raw_meta`` and one or more ``events``, encoded as replays are (app/wire.py)."""
@@ -232,11 +240,15 @@ class LiveRun:
                 yield piece.message
 
 
-def recorder_url(request: RunRequest) -> str:
-    from urllib.parse import urlsplit, urlunsplit
+def stored_origin(header: dict[str, Any]) -> str:
+    """A run's stream is labelled as its stored recording reads (captures/timed.py)."""
+    source = header.get("source")
+    return str((source.get("url") if isinstance(source, dict) else None) or "timed capture")
 
-    parts = urlsplit(request.url)
-    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+def stored_request(header: dict[str, Any]) -> dict[str, Any] | None:
+    request = header.get("request")
+    return request if isinstance(request, dict) else None
 
 
 class Registry:

@@ -67,6 +67,9 @@ class Recorder:
         self._flushed = time.monotonic()
         self.size = len(header)  # bytes recorded so far, for the run's size cap
         self.deleted = False
+        # The header as a reader of the stored recording sees it (timed.py): the stream read
+        # live is labelled the same way, so it is the capture the stored bytes read as.
+        self.header: dict[str, Any] = orjson.loads(header)
 
     def response(self, t: float, status: int, content_type: str) -> None:
         self._add(response_line(t, status, content_type))

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..captures.model import Capture
 from ..settings import Settings
-from ..storage import CaptureStore
+from ..storage import CaptureRecord, CaptureStore
 from .hub import LiveRun, Registry
 from .keys import KeyBindings
 from .models import ModelLister
@@ -62,6 +64,8 @@ class LiveService:
         self.keys = KeyBindings(settings.api_keys)
         self.lister = ModelLister(settings.models_timeout, settings.max_concurrent_models)
         self.max_bytes = int(settings.max_live_mb * 1_000_000)
+        # Where a finished run goes (the parsed-capture cache: web/sources.py).
+        self.remember: Callable[[CaptureRecord, Capture], None] = lambda record, capture: None
 
     # ------------------------------------------------------------------ requests
     def api_key(self, config: dict[str, Any], base_url: str) -> str | None:
@@ -121,6 +125,9 @@ class LiveService:
         def work() -> None:
             try:
                 upstream.run()
+                record = self.store.get(run.capture_id)
+                if record is not None:  # not deleted while it streamed
+                    self.remember(record, run.capture())
             finally:
                 self.registry.remove(run.capture_id)
 

@@ -64,6 +64,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         settings.max_upload_mb, settings.body_timeout, settings.body_min_rate_kb * 1024
     )
     sources = Sources(limits, settings.capture_cache, store)
+    live_runs.remember = sources.remember  # a finished run is cached as its recording reads
     Services(
         settings=settings,
         store=store,
