@@ -147,11 +147,11 @@ export class ChoiceView {
       this.drawn = this.blocks.version;
       this.notes.render(this.blocks);
       this.tools.decorate(this.blocks);
-      this.citedGrew = true;
-    }
-    if (this.citedGrew) {
-      this.citedGrew = false;
       this.citations.render(this.blocks);
+      this.citedGrew = false;
+    } else if (this.citedGrew) {
+      this.citedGrew = false;
+      this.citations.mark(this.blocks);
     }
     this._showReasoning();
   }

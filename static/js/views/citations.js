@@ -23,8 +23,19 @@ export class Citations {
     this.marked = [];
   }
 
+  /** The list, then the marks (list and marks change when the block state does). */
   render(state) {
     clear(this.list);
+    state.citations.forEach((event, i) => {
+      const view = citationView(event.value, { grounding: state.grounding, blockText: this.lane.blockText(event.block) });
+      this.list.appendChild(this._item(i + 1, event, view));
+    });
+    this.list.hidden = !this.list.firstChild;
+    this.mark(state);
+  }
+
+  /** Each cited block's numbers on its last token (again when its text grows). */
+  mark(state) {
     for (const span of this.marked) {
       span.classList.remove("cited");
       span.removeAttribute("data-cite");
@@ -32,11 +43,8 @@ export class Citations {
     this.marked = [];
     const numbers = new Map(); // block -> its citations' numbers
     state.citations.forEach((event, i) => {
-      const n = i + 1;
-      const view = citationView(event.value, { grounding: state.grounding, blockText: this.lane.blockText(event.block) });
-      this.list.appendChild(this._item(n, event, view));
       if (!numbers.has(event.block)) numbers.set(event.block, []);
-      numbers.get(event.block).push(n);
+      numbers.get(event.block).push(i + 1);
     });
     for (const [block, ns] of numbers) {
       const span = this.lane.lastToken(block);
@@ -45,7 +53,6 @@ export class Citations {
       span.setAttribute("data-cite", ns.join(","));
       this.marked.push(span);
     }
-    this.list.hidden = !this.list.firstChild;
   }
 
   _item(n, event, view) {
