@@ -8,6 +8,9 @@ import { itemCalls, pairResults, results, SERVER_CALLS } from "../blocks.js";
 import { clear, el, popFrom } from "../dom.js";
 import { urlElement } from "./citations.js";
 
+/** An item call's statuses after which it streams no more ("code": Gemini's whole part). */
+const DONE_STATUSES = new Set(["completed", "failed", "incomplete", "code"]);
+
 export class ToolCards {
   constructor(container) {
     this.container = container;
@@ -127,7 +130,7 @@ export class ToolCards {
       card.name.textContent = item.name;
       card.id.textContent = item.id ?? "(no id)";
       card.state.textContent = item.status ?? "in progress";
-      const done = item.status === "completed" || item.status === "code";
+      const done = DONE_STATUSES.has(item.status);
       card.root.classList.toggle("streaming", !done);
       if (card.shown !== item.fragments.length) {
         clear(card.args);
