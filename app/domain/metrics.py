@@ -43,16 +43,20 @@ from .stream import ResponseTiming, Stream
 
 DEFAULT_STALL_MS = 250.0
 FALLBACK_USAGE = frozenset({"x_groq.usage"})  # counted only when no usage proper came
+# Worded for every dialect: an "event with output" is what carries output in the stream's
+# dialect (a chunk with choices in chat and legacy completions; a text, reasoning or tool-input
+# delta in the others: docs/dialects.md), the raw events whose ``choices`` flag is set.
 DEFINITIONS = {
-    "ttft_ms": "Time to first token: request start to the first chunk with choices.",
+    "ttft_ms": "Time to first token: request start to the first event with output "
+    "(in chat completions, the first chunk with choices).",
     "ttfo_ms": "Time to first output: request start to the first content, refusal or "
     "tool-call text (reasoning does not count).",
-    "itl_ms": "Inter-token latency: gaps between consecutive chunks with choices.",
+    "itl_ms": "Inter-token latency: gaps between consecutive events with output.",
     "tpot_ms": "Time per output token after the first: (E2EL - TTFT) / (N - 1).",
-    "e2el_ms": "End-to-end latency: request start to the last chunk with choices.",
+    "e2el_ms": "End-to-end latency: request start to the last event with output.",
     "tokens_per_s": "Output tokens per second: N / E2EL.",
-    "decode_tokens_per_s": "Decode rate: (N - 1) / (last chunk - first chunk).",
-    "stalls": "Gaps between chunks at or above the stall threshold.",
+    "decode_tokens_per_s": "Decode rate: (N - 1) / (last event with output - first).",
+    "stalls": "Gaps between events with output at or above the stall threshold.",
     "server": "What the server reports of its own work (durations, and rates from them).",
 }
 # What the timing metrics were measured from, in words (after "timing: ").

@@ -48,7 +48,11 @@ def home() -> str:
     """The demos, and the upload form, whose format and dialect lists come from the registries
     (a wrong guess of either can be fixed there)."""
     return render_template(
-        "home.html", demos=list(catalog().values()), formats=FORMATS, dialects=DIALECTS
+        "home.html",
+        demos=list(catalog().values()),
+        formats=FORMATS,
+        dialects=DIALECTS,
+        dialect_titles={d.name: d.title for d in DIALECTS},
     )
 
 
