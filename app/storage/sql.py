@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from .base import CaptureRecord, NewCapture, hash_token, new_id, new_token, token_matches
+from .rooms import ROOMS_SCHEMA, RoomsSQL
 
 COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect"
 SCHEMA = """
@@ -49,7 +50,7 @@ CREATE INDEX IF NOT EXISTS captures_expires ON captures(expires);
 """
 
 
-class SQLStore:
+class SQLStore(RoomsSQL):
     """Subclasses provide ``_connect()``, ``_transaction(db)``, ``PLACEHOLDER`` and ``BLOB``."""
 
     PLACEHOLDER = "?"
@@ -59,7 +60,7 @@ class SQLStore:
         self._local = threading.local()
         self._connections: list[Any] = []
         self._lock = threading.Lock()
-        self._create_schema(SCHEMA.replace("{blob}", self.BLOB))
+        self._create_schema(SCHEMA.replace("{blob}", self.BLOB) + ROOMS_SCHEMA)
 
     # ------------------------------------------------------------------ backend hooks
     def _connect(self) -> Any:

@@ -12,6 +12,8 @@ from ..captures import Limits
 from ..live.policy import Policy, listens_publicly
 from ..live.service import LiveService
 from ..live.upstream import Timeouts
+from ..rooms.bus import LocalBus
+from ..rooms.service import RoomService
 from ..settings import Settings, load
 from ..storage import CaptureStore, open_store
 from ..storage.factory import default_url
@@ -19,10 +21,12 @@ from . import bodies, errors, hosts, logs, security, workload
 from .admission import Admission
 from .api import api
 from .bodies import Bodies, BodyRules
+from .compare import compare
 from .live import live
 from .ops import ops
 from .pages import pages
 from .resources import web_dir
+from .rooms import rooms
 from .services import Services
 from .sources import Sources
 from .uploads import Importer
@@ -39,6 +43,19 @@ def live_service(store: CaptureStore, settings: Settings) -> LiveService:
         total=settings.total_timeout,
     )
     return LiveService(store, Policy(public=public, allow=allow), timeouts, settings)
+
+
+def room_service(store: CaptureStore, live_runs: LiveService, settings: Settings) -> RoomService:
+    """Presenter rooms on this process's bus (docs/scaling.md, "Presenter rooms"); a room may
+    not be made of a live run still streaming."""
+
+    def recording(capture: str) -> bool:
+        run = live_runs.registry.get(capture)
+        return run is not None and not run.finished
+
+    service = RoomService(store, LocalBus(), settings, recording=recording)
+    service.rooms.purge_rooms()
+    return service
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -72,10 +89,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         importer=Importer(store, limits, settings.max_concurrent_imports, sources.remember),
         live=live_runs,
         admission=Admission(
-            settings.ws_capacity, settings.ws_per_client, settings.ws_rate, settings.ws_burst
+            settings.ws_capacity,
+            settings.ws_per_client,
+            settings.ws_rate,
+            settings.ws_burst,
+            per_room=settings.room_viewers,
         ),
         workload=workload.Workload(settings.work_capacity),
         bodies=Bodies(rules, settings.max_receiving),
+        rooms=room_service(store, live_runs, settings),
     ).install(app)
     errors.install(app)
     logs.install(app)
@@ -89,5 +111,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api)
     app.register_blueprint(live)
     app.register_blueprint(ops)
+    app.register_blueprint(rooms)
+    app.register_blueprint(compare)
     sock.init_app(app)
     return app
