@@ -12,6 +12,7 @@ from kit.clients import Clock
 from kit.clients.lean import lean_follow
 from kit.clients.live import follow, starter
 from kit.clients.replay import churn, replay, replayloop
+from kit.clients.rooms import presenter, roomview
 from kit.clients.stall import stall
 
 Role = Callable[[dict[str, Any], Clock], Awaitable[None]]
@@ -22,6 +23,8 @@ ROLES: dict[str, Role] = {
     "replayloop": replayloop,
     "churn": churn,
     "stall": stall,
+    "presenter": presenter,
+    "roomview": roomview,
 }
 
 
