@@ -16,6 +16,7 @@ import { Chart } from "./views/chart.js";
 import { Popover } from "./views/popover.js";
 import { RawView } from "./views/raw.js";
 import { Transport } from "./views/transport.js";
+import "./teach.js"; // Present and Compare with… (docs/teaching.md)
 
 export function mountPlayer(root, { onMessage = () => {} } = {}) {
   const q = (id) => root.querySelector(`[data-testid="${id}"]`);

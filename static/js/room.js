@@ -11,6 +11,10 @@ import { applyTheme, currentTheme } from "./theme.js";
 
 const TRANSPORT_KEYS = new Set([" ", "ArrowLeft", "ArrowRight", "Home", "End", "<", ">"]);
 const FORM_FIELDS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
+// What in the transport moves the player (a viewer touching it explores alone); not the view
+// options, the link or the help.
+const MOVES = '[data-action], [data-testid="player-seek"], [data-testid="player-speed"], [data-testid="player-loop"]';
+const NOT_MOVES = '[data-action="copy-link"], [data-action="help"]';
 
 /** The tool call a card shows, as a room names it (or null for an element that is none). */
 export function toolRef(card) {
@@ -228,7 +232,13 @@ export class Room {
     const alone = (event) => {
       if (event.isTrusted && this.role === "viewer" && this.following) this.detach();
     };
-    this.root.querySelector(".transport").addEventListener("pointerdown", alone, true);
+    this.root.querySelector(".transport").addEventListener(
+      "pointerdown",
+      (event) => {
+        if (event.target.closest(MOVES) && !event.target.closest(NOT_MOVES)) alone(event);
+      },
+      true,
+    );
     this.root.querySelector('[data-testid="timeline-chart"]').addEventListener("pointerdown", alone, true);
     document.addEventListener(
       "keydown",
