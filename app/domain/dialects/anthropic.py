@@ -43,7 +43,7 @@ from ..events import (
 from ..interpret import PayloadInterpreter
 from ..shapes import as_object
 from ..stream import Stream
-from .base import Counts, Dialect, counts
+from .base import Dialect, UsageFields
 
 NAME = "anthropic-messages"
 TYPES = frozenset(
@@ -305,23 +305,13 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(
-        usage.get("input_tokens"),
-        usage.get("output_tokens"),
-        cached=usage.get("cache_read_input_tokens"),
-    )
-
-
 ANTHROPIC = Dialect(
     name=NAME,
     title="Anthropic Messages",
     interpreter=AnthropicInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda message: message.get("usage"),
-    output_field="usage.output_tokens",
+    usage=UsageFields("usage", "input_tokens", "output_tokens", cached="cache_read_input_tokens"),
     usage_help={
         "input_tokens": "prompt tokens not read from or written to the cache",
         "cache_creation_input_tokens": "prompt tokens written to the cache",

@@ -38,7 +38,7 @@ from ..events import (
 )
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Counts, Dialect, counts, nested
+from .base import Dialect, UsageFields, nested
 from .bedrock_final import assemble
 
 NAME = "bedrock-converse"
@@ -284,23 +284,13 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(
-        usage.get("inputTokens"),
-        usage.get("outputTokens"),
-        cached=usage.get("cacheReadInputTokens"),
-    )
-
-
 BEDROCK = Dialect(
     name=NAME,
     title="AWS Bedrock ConverseStream",
     interpreter=BedrockInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda result: result.get("usage"),
-    output_field="usage.outputTokens",
+    usage=UsageFields("usage", "inputTokens", "outputTokens", cached="cacheReadInputTokens"),
     usage_help={
         "inputTokens": "prompt tokens (not read from or written to the cache)",
         "outputTokens": "tokens generated",

@@ -16,7 +16,7 @@ from ..interpret import PayloadInterpreter
 from ..payloads import classify
 from ..stream import Stream
 from ..toolcalls import ChoiceToolCalls
-from .base import Counts, Dialect, counts, nested
+from .base import Dialect, UsageFields
 
 KNOWN_CHUNK_KEYS = frozenset(
     {"id", "object", "created", "model", "system_fingerprint", "choices", "usage", "service_tier"}
@@ -183,24 +183,19 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(
-        usage.get("prompt_tokens"),
-        usage.get("completion_tokens"),
-        nested(usage, "completion_tokens_details", "reasoning_tokens"),
-        nested(usage, "prompt_tokens_details", "cached_tokens"),
-    )
-
-
 CHAT = Dialect(
     name=NAME,
     title="OpenAI chat completions",
     interpreter=ChatInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda completion: completion.get("usage"),
-    output_field="usage.completion_tokens",
+    usage=UsageFields(
+        "usage",
+        "prompt_tokens",
+        "completion_tokens",
+        "completion_tokens_details.reasoning_tokens",
+        "prompt_tokens_details.cached_tokens",
+    ),
     usage_help={
         "prompt_tokens": "tokens in the prompt",
         "completion_tokens": "tokens generated (reasoning included)",

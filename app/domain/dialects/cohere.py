@@ -34,7 +34,7 @@ from ..events import (
 )
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Counts, Dialect, counts, nested
+from .base import Dialect, UsageFields, nested
 from .cohere_final import assemble
 
 NAME = "cohere"
@@ -246,24 +246,15 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    """The actual tokens (``tokens``), not the billed units."""
-    return counts(
-        nested(usage, "tokens", "input_tokens"),
-        nested(usage, "tokens", "output_tokens"),
-        cached=usage.get("cached_tokens"),
-    )
-
-
 COHERE = Dialect(
     name=NAME,
     title="Cohere v2 chat",
     interpreter=CohereInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda response: response.get("usage"),
-    output_field="usage.tokens.output_tokens",
+    usage=UsageFields(
+        "usage", "tokens.input_tokens", "tokens.output_tokens", cached="cached_tokens"
+    ),
     usage_help={
         "billed_units": "what is billed: input and output tokens (and search units, classifications)",
         "tokens": "the tokens the model actually read and wrote (prompt template included)",

@@ -19,7 +19,7 @@ import orjson
 from ..events import Event, Extra, Finish, Logprobs, Meta, RawEvent, TextDelta, Usage
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Counts, Dialect, counts, int_or_none
+from .base import Dialect, UsageFields, int_or_none
 from .completions_logprobs import entries, is_old_shape, rebuild
 
 NAME = "completions"
@@ -225,19 +225,13 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(usage.get("prompt_tokens"), usage.get("completion_tokens"))
-
-
 COMPLETIONS = Dialect(
     name=NAME,
     title="OpenAI legacy completions",
     interpreter=CompletionsInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda completion: completion.get("usage"),
-    output_field="usage.completion_tokens",
+    usage=UsageFields("usage", "prompt_tokens", "completion_tokens"),
     usage_help={
         "prompt_tokens": "tokens in the prompt",
         "completion_tokens": "tokens generated, over all choices",

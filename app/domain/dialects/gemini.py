@@ -22,7 +22,7 @@ from typing import Any
 from ..events import Extra, Meta, RawEvent, Usage
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Counts, Dialect, counts
+from .base import Dialect, UsageFields
 from .gemini_assemble import assemble
 from .gemini_candidate import CandidateReader
 
@@ -129,24 +129,19 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(
-        usage.get("promptTokenCount"),
-        usage.get("candidatesTokenCount"),
-        reasoning=usage.get("thoughtsTokenCount"),
-        cached=usage.get("cachedContentTokenCount"),
-    )
-
-
 GEMINI = Dialect(
     name=NAME,
     title="Gemini streamGenerateContent",
     interpreter=GeminiInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda response: response.get("usageMetadata"),
-    output_field="usageMetadata.candidatesTokenCount",
+    usage=UsageFields(
+        "usageMetadata",
+        "promptTokenCount",
+        "candidatesTokenCount",
+        "thoughtsTokenCount",
+        "cachedContentTokenCount",
+    ),
     usage_help={
         "promptTokenCount": "tokens in the prompt (with cached content)",
         "cachedContentTokenCount": "prompt tokens read from cached content",

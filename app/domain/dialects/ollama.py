@@ -34,7 +34,7 @@ from ..events import (
 )
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Counts, Dialect, ServerTiming, counts, int_or_none
+from .base import Dialect, ServerTiming, UsageFields, int_or_none
 from .ollama_assemble import COUNTS, assemble
 
 NAME = "ollama"
@@ -182,10 +182,6 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return "done and message" if "message" in value else "done and response"
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(usage.get("prompt_eval_count"), usage.get("eval_count"))
-
-
 def server_timing(usage: dict[str, Any]) -> ServerTiming | None:
     """The done line's durations (ns) in ms, with the counts they cover."""
     durations = [int_or_none(usage.get(f"{k}_duration")) for k in ("total", "load", "prompt_eval")]
@@ -209,9 +205,8 @@ OLLAMA = Dialect(
     interpreter=OllamaInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda final: {k: final[k] for k in COUNTS if k in final} or None,
-    output_field="eval_count",
+    usage=UsageFields("", "prompt_eval_count", "eval_count"),
+    pick_usage=lambda final: {k: final[k] for k in COUNTS if k in final} or None,
     usage_help={
         "prompt_eval_count": "prompt tokens evaluated (a prompt already in the cache counts less)",
         "eval_count": "tokens generated",

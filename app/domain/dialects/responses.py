@@ -36,7 +36,7 @@ from ..events import (
     Usage,
 )
 from ..stream import Stream
-from .base import Counts, Dialect, counts, nested
+from .base import Dialect, UsageFields
 from .responses_final import assemble
 from .responses_output import Item, OutputReader, agrees, index_of
 from .responses_types import (
@@ -359,24 +359,19 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return f"type {kind}" if isinstance(kind, str) and kind in TYPES else None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(
-        usage.get("input_tokens"),
-        usage.get("output_tokens"),
-        nested(usage, "output_tokens_details", "reasoning_tokens"),
-        nested(usage, "input_tokens_details", "cached_tokens"),
-    )
-
-
 RESPONSES = Dialect(
     name=NAME,
     title="OpenAI Responses",
     interpreter=ResponsesInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda response: response.get("usage"),
-    output_field="usage.output_tokens",
+    usage=UsageFields(
+        "usage",
+        "input_tokens",
+        "output_tokens",
+        "output_tokens_details.reasoning_tokens",
+        "input_tokens_details.cached_tokens",
+    ),
     usage_help={
         "input_tokens": "tokens in the input (instructions, conversation, tool definitions)",
         "input_tokens_details": "cached_tokens: input tokens read from the prompt cache",
