@@ -13,7 +13,7 @@ from .errors import NotFound
 from .services import services
 
 pages = Blueprint("pages", __name__)
-THEMES = ("light", "dark")
+THEMES = ("light", "dark", "contrast")
 THEME_COOKIE = "streamscope_theme"  # set by the page's theme switch (static/js/theme.js)
 
 
