@@ -19,6 +19,7 @@ from . import bodies, errors, hosts, logs, security, workload
 from .admission import Admission
 from .api import api
 from .bodies import Bodies, BodyRules
+from .exported import exported
 from .live import live
 from .markers import markers
 from .ops import ops
@@ -91,6 +92,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api)
     app.register_blueprint(markers)
     app.register_blueprint(documents)
+    app.register_blueprint(exported)
     app.register_blueprint(live)
     app.register_blueprint(ops)
     sock.init_app(app)

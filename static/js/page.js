@@ -17,6 +17,7 @@ import { MarkersView } from "./views/markers.js";
 import { Popover } from "./views/popover.js";
 import { RawView } from "./views/raw.js";
 import { Transport } from "./views/transport.js";
+import { bindZoom } from "./zoom.js";
 
 /** `openLink(timeline, deliver, report)`: where the messages come from (the websocket, or an
  * exported player's own document: doclink.js). */
@@ -25,6 +26,7 @@ export function mountPlayer(root, { onMessage = () => {}, openLink = (...args) =
   const streamsRoot = q("streams");
   const wanted = readState(location.search);
   if (wanted.theme) applyTheme(wanted.theme);
+  bindZoom(q("player-zoom"), location.search);
 
   const status = new StatusLine(q("player-status"), q("player-alert"));
   const timeline = new Timeline();
