@@ -4,17 +4,20 @@ capture's cached timeline document (timeline.py), with the capture's markers."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response
 
 from .services import services
 
 if TYPE_CHECKING:
+    from ..settings import Settings
     from ..standalone.export import Exported
+    from .sources import Loaded
 
 
-def _export():  # type: ignore[no-untyped-def]
+def _export() -> Callable[[Loaded, Settings, list[dict[str, Any]], int], Exported]:
     # Imported when used: app.standalone reads the web package's sources and timeline modules,
     # and importing it while this package initialises would be circular.
     from ..standalone.export import export_loaded
