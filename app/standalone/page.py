@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -66,8 +67,13 @@ def csp(script: str, css: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _templates() -> jinja2.Environment:
+    # The export's own page lives here, not among the served templates: it is the one page
+    # with inline script (allowed by its hash), and it is never served as a page.
+    here = str(Path(__file__).resolve().parent)
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(web_dir("templates"))),
+        loader=jinja2.ChoiceLoader(
+            [jinja2.FileSystemLoader(here), jinja2.FileSystemLoader(str(web_dir("templates")))]
+        ),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
