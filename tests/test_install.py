@@ -54,4 +54,6 @@ def test_plain_install_into_a_fresh_venv(tmp_path):
     )
     assert result.returncode == 0, result.stderr.decode()
     assert json.loads(result.stdout)["streams"]
+    # The static export's page template is package data beside its builder (docs/teaching.md).
+    assert (package / "standalone" / "export.html").is_file()
     assert sys.prefix != str(env_dir)
