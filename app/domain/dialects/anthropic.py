@@ -43,6 +43,7 @@ from ..events import (
 from ..interpret import PayloadInterpreter
 from ..shapes import as_object
 from ..stream import Stream
+from .appends import Appends
 from .base import Counts, Dialect, counts
 
 NAME = "anthropic-messages"
@@ -243,6 +244,8 @@ def assemble(events: list[Event]) -> dict[str, Any]:
     inputs: dict[int, list[str]] = {}
     calls: dict[int, int] = {}  # call number -> block
     usage: dict[str, Any] = {}
+    appends = Appends()
+    append = appends.add
     for event in events:
         if isinstance(event, Meta):
             message.update(event.fields)
@@ -251,11 +254,11 @@ def assemble(events: list[Event]) -> dict[str, Any]:
         elif isinstance(event, ToolCallStart) and event.index is not None:
             calls[event.call] = event.index
         elif isinstance(event, TextDelta) and event.block in blocks:
-            _append(blocks[event.block], "text", event.text)
+            append(blocks[event.block], "text", event.text)
         elif isinstance(event, ReasoningDelta) and event.block in blocks:
-            _append(blocks[event.block], "thinking", event.text)
+            append(blocks[event.block], "thinking", event.text)
         elif isinstance(event, BlockDelta) and event.block in blocks:
-            _append(blocks[event.block], event.field, event.text)
+            append(blocks[event.block], event.field, event.text)
         elif isinstance(event, ToolCallArgs) and event.call in calls:
             inputs.setdefault(calls[event.call], []).append(event.text)
         elif isinstance(event, Signature) and event.block in blocks:
@@ -269,6 +272,7 @@ def assemble(events: list[Event]) -> dict[str, Any]:
             message.update(event.fields)
         elif isinstance(event, Usage):
             usage = _merge_usage(usage, event)
+    appends.close()
     for index, parts in inputs.items():
         text = "".join(parts)
         # Input that is not JSON stays as the block opened it; its tool_end says where it breaks.
@@ -280,11 +284,6 @@ def assemble(events: list[Event]) -> dict[str, Any]:
     message.setdefault("stop_sequence", None)
     message["usage"] = usage or None
     return message
-
-
-def _append(block: dict[str, Any], key: str, text: str) -> None:
-    old = block.get(key)
-    block[key] = (old if isinstance(old, str) else "") + text
 
 
 def _merge_usage(usage: dict[str, Any], event: Usage) -> dict[str, Any]:
