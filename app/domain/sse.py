@@ -12,7 +12,8 @@ joined once, when it ends (sseclient-py rescans its buffer and goes quadratic).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from .events import Diagnostic, RawEvent
 
@@ -30,8 +31,7 @@ def line_too_long(size: int, cap: int) -> str:
     )
 
 
-@dataclass(slots=True)
-class SSEItem:
+class SSEItem(msgspec.Struct, gc=False):
     """A dispatched SSE event (``data`` set) or a comment line (``comment`` set)."""
 
     raw: RawEvent
@@ -187,11 +187,39 @@ class SSEDecoder:
         if b"\r" not in block:
             lines = block.split(b"\n")
             lines.pop()  # the block ends with a terminator
-            for line in lines:
-                self._process_line(line, 1, t, out)
+            self._lines(lines, t, out)
         else:
             for m in _LINES.finditer(block):
                 self._process_line(m.group(1), len(m.group(2)), t, out)
+
+    def _lines(self, lines: list[bytes], t: float | None, out: list[SSEItem]) -> None:
+        """LF-terminated lines. The common event, one ``data:`` line then a blank line, with
+        no event pending, is read here in one step (exactly as ``_process_line`` reads those
+        two lines); every other line goes through ``_process_line``."""
+        count = len(lines)
+        i = 0
+        max_line = self.max_line
+        while i < count:
+            line = lines[i]
+            if (
+                line[:5] == b"data:"
+                and self._ev_byte < 0
+                and i + 1 < count
+                and not lines[i + 1]
+                and len(line) <= max_line
+            ):
+                start = self._byte
+                value = line[6:] if line[5:6] == b" " else line[5:]
+                self._byte = end = start + len(line) + 2
+                raw = RawEvent(-1, self._line, start, end, t, "event", None, self.last_event_id)
+                self._line += 2
+                self._last = raw
+                self.emitted += 1
+                out.append(SSEItem(raw, value, None, start + len(line) - len(value)))
+                i += 2
+                continue
+            self._process_line(line, 1, t, out)
+            i += 1
 
     def _skip_overlong(self, term_len: int) -> None:
         size = self._byte_skipped

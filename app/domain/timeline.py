@@ -113,7 +113,13 @@ class TimelineBuilder:
             if lines is not None:
                 self._split_event(raw, lines)
                 return
-        if self._place(raw):
+        if self._events < self.max_events:  # _place, inlined: this runs once per event
+            self._events += 1
+            kept = self.streams[-1].raw
+            raw.index = len(kept)
+            kept.append(raw)
+            self.interpreter.payload(raw, payload, data_offset)
+        elif self._place(raw):
             self.interpreter.payload(raw, payload, data_offset)
 
     def _split_event(self, raw: RawEvent, lines: list[bytes]) -> None:
@@ -195,6 +201,14 @@ class SSEFeeder:
         does not depend on where the reads were cut)."""
         builder = self.builder
         notes = self.decoder.take_notes()
+        if not notes:  # the common read: items only
+            data = builder.data
+            for item in items:
+                if item.data is not None:
+                    data(item.raw, item.data, item.data_offset)
+                else:
+                    builder.comment(item.raw, item.comment or "")
+            return
         pending = 0
         first = self.decoder.emitted - len(items)
         for number, item in enumerate(items, first):

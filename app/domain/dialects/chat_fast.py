@@ -2,22 +2,25 @@
 
 Most chunks of a stream have one shape: the response's id and model as before, no usage, and
 choices whose delta holds only text (``content``, ``reasoning_content`` or ``reasoning``),
-with or without logprobs and without a finish reason. ``msgspec`` decodes such a payload
-straight into the typed structures below (checking every type and refusing any other key as it
-reads), and ``read_fast`` turns them into the events the full reading would give, without
-building a dict per object and walking it by hand.
+with or without logprobs and without a finish reason. ``read_fast`` turns such a payload into
+the events the full reading gives (chat.py, chunks.py), without building a dict per object and
+walking it by hand:
+
+* without logprobs, ``msgspec`` decodes the payload straight into the typed structures below,
+  checking every type and refusing any other key as it reads. Every field is typed (no
+  ``Raw``, no ``Any``; integers bounded to 64 bits), so what it accepts orjson reads too,
+  with the same values (duplicate keys: the last one, as orjson);
+* with logprobs, the payload is read by ``orjson`` as the full reading does (so exactly the
+  same payloads are accepted) and ``msgspec.convert`` checks its shape with the same types.
 
 Anything else (the first chunk, a finish or usage chunk, tool calls, refusals, extras, an id or
-model that changed, a choice seen for the first time, text that is not exact JSON) is refused
-before anything is recorded, and the full reading takes it (chat.py, chunks.py). msgspec may
-accept inside a ``Raw`` what orjson refuses (invalid UTF-8, 1e400): a ``Raw`` is read with
-``orjson`` before use, so the fast path accepts only payloads orjson reads, and reads them as
-the full path does.
+model that changed, a choice seen for the first time, JSON orjson refuses) is refused before
+anything is recorded, and the full reading takes it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 import orjson
@@ -29,7 +32,8 @@ if TYPE_CHECKING:
     from ..events import RawEvent
     from .chat import ChatInterpreter
 
-NULL = msgspec.Raw(b"null")
+# orjson reads integers past 64 bits as floats (or refuses them): those go the full way.
+Int = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
 
 
 class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -39,38 +43,65 @@ class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 class _Logprobs(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    content: msgspec.Raw = NULL
+    content: Any = None  # only after orjson read the payload: entries as orjson read them
     refusal: None = None
 
 
 class _Choice(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     delta: _Delta
-    index: int = 0
-    logprobs: _Logprobs | None = None
+    index: Int = 0
+    logprobs: None = None
     finish_reason: None = None
+
+
+class _LogprobsChoice(_Choice, forbid_unknown_fields=True, gc=False):
+    logprobs: _Logprobs | None = None  # type: ignore[assignment]
 
 
 class _Chunk(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     choices: list[_Choice]
     id: str | None = None
     object: Literal["chat.completion.chunk"] | None = None
-    created: int | None = None
+    created: Int | None = None
     model: str | None = None
     system_fingerprint: str | None = None
     service_tier: str | None = None
     usage: None = None
 
 
+class _LogprobsChunk(_Chunk, forbid_unknown_fields=True, gc=False):
+    choices: list[_LogprobsChoice]  # type: ignore[assignment]
+
+
 _decode = msgspec.json.Decoder(_Chunk).decode
 _REFUSED = (msgspec.ValidationError, msgspec.DecodeError)
+_WITH_LOGPROBS = b'"logprobs":{'  # which of the two ways to try first (either one checks all)
+
+
+def _chunk(data: bytes) -> _Chunk | None:
+    """The payload as a chunk of the common shape, or None."""
+    if _WITH_LOGPROBS not in data:
+        try:
+            return _decode(data)
+        except _REFUSED:
+            return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if too_deep(data):
+        return None
+    try:
+        return msgspec.convert(value, _LogprobsChunk)
+    except _REFUSED:
+        return None
 
 
 def read_fast(it: ChatInterpreter, raw: RawEvent, data: bytes) -> bool:
     """Read one payload of the common shape (module docstring) into ``it``'s stream; False,
     with nothing recorded, when it is not one."""
-    try:
-        chunk = _decode(data)
-    except _REFUSED:
+    chunk = _chunk(data)
+    if chunk is None:
         return False
     meta = it.meta
     if not meta or not chunk.choices:
@@ -78,25 +109,17 @@ def read_fast(it: ChatInterpreter, raw: RawEvent, data: bytes) -> bool:
     chunk_id = chunk.id
     if chunk_id and (chunk_id != meta.get("id") or it.first_id is None):
         return False
-    for key in ("model", "system_fingerprint"):
-        value = getattr(chunk, key)
-        if value and value != meta.get(key):
-            return False
+    model, fingerprint = chunk.model, chunk.system_fingerprint
+    if (model and model != meta.get("model")) or (
+        fingerprint and fingerprint != meta.get("system_fingerprint")
+    ):
+        return False
     readers = it.choices
     kept: list[tuple[bytes, int] | None] = []
     for choice in chunk.choices:
         if choice.index not in readers:
             return False
-        lp = choice.logprobs
-        if lp is None or lp.content == NULL:
-            kept.append(None)
-            continue
-        if too_deep(data):
-            return False
-        try:
-            entries = orjson.loads(memoryview(lp.content))
-        except orjson.JSONDecodeError:
-            return False
+        entries = choice.logprobs.content if choice.logprobs is not None else None
         if not entries:
             kept.append(None)
         elif isinstance(entries, list):
@@ -110,15 +133,18 @@ def read_fast(it: ChatInterpreter, raw: RawEvent, data: bytes) -> bool:
     index, t = raw.index, raw.t
     for choice, logprobs in zip(chunk.choices, kept, strict=True):
         number, delta = choice.index, choice.delta
-        for field in ("reasoning_content", "reasoning"):
-            text = getattr(delta, field)
-            if text:
-                raw.reasoning = True
-                events.append(
-                    ReasoningDelta(
-                        seq=len(events), raw=index, t=t, choice=number, text=text, field=field
+        if delta.reasoning_content or delta.reasoning:
+            for field, text in (
+                ("reasoning_content", delta.reasoning_content),
+                ("reasoning", delta.reasoning),
+            ):
+                if text:
+                    raw.reasoning = True
+                    events.append(
+                        ReasoningDelta(
+                            seq=len(events), raw=index, t=t, choice=number, text=text, field=field
+                        )
                     )
-                )
         content = delta.content
         if content:
             raw.output = True
