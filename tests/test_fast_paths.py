@@ -47,50 +47,98 @@ RAW_LOGPROBS = st.sampled_from(
 )
 
 
+def _mutations() -> list[tuple[str, Any]]:
+    """Ways a chunk can leave the common shape (or stay in it): (where, value)."""
+    return [
+        ("id", "c2"),
+        ("id", ""),
+        ("id", None),
+        ("id", 7),
+        ("object", "chat.completion"),
+        ("object", None),
+        ("created", 1.0),
+        ("created", "BIG"),
+        ("created", "x"),
+        ("model", "m2"),
+        ("model", ""),
+        ("model", None),
+        ("model", 5),
+        ("system_fingerprint", "fp2"),
+        ("system_fingerprint", None),
+        ("service_tier", "flex"),
+        ("usage", {"completion_tokens": 3}),
+        ("usage", None),
+        ("x_extra", {"k": 1}),
+        ("error", {"message": "boom"}),
+        ("moderation", {"k": 1}),
+        ("choices", []),
+        ("choices", None),
+        ("choice.index", 1),
+        ("choice.index", True),
+        ("choice.index", -1),
+        ("choice.index", "BIG"),
+        ("choice.delta", None),
+        ("choice.delta", 1),
+        ("choice.delta", {}),
+        ("choice.finish_reason", "stop"),
+        ("choice.message", {"content": "m"}),
+        ("choice.text", "t"),
+        ("choice.x_choice", 1),
+        ("choice.twice", None),
+        ("delta.role", "assistant"),
+        ("delta.refusal", "no"),
+        ("delta.tool_calls", [{"index": 0, "function": {"arguments": "{"}}]),
+        ("delta.x_delta", "x"),
+        ("delta.content", [{"type": "text", "text": "part"}]),
+        ("raw", None),
+        ("spaces", None),
+    ]
+
+
+MUTATIONS = _mutations()
+
+
 @st.composite
 def chunks(draw: st.DrawFn) -> bytes:
+    """The common chunk shape, with up to two mutations (``MUTATIONS``)."""
     chunk: dict[str, Any] = {
-        "id": draw(st.sampled_from(["c1", "c1", "c1", "c2", "", None])),
-        "object": draw(st.sampled_from(["chat.completion.chunk"] * 4 + ["chat.completion", None])),
-        "created": draw(st.sampled_from([1, 1.0, "BIG", "x"])),
-        "model": draw(st.sampled_from(["m1", "m1", "m1", "m2", "", None, 5])),
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m1",
+        "system_fingerprint": "fp1",
     }
-    for key in ("id", "object", "created", "model"):
-        if chunk[key] is None and draw(st.booleans()):
-            del chunk[key]
+    delta: dict[str, Any] = {}
+    for key in ("content", "reasoning_content", "reasoning"):
+        text = draw(TEXTS)
+        if text is not None or draw(st.booleans()):
+            delta[key] = text
+    choice: dict[str, Any] = {"index": 0, "delta": delta}
+    logprobs = draw(LOGPROBS)
+    if logprobs is not None or draw(st.booleans()):
+        choice["logprobs"] = logprobs
     if draw(st.booleans()):
-        chunk["system_fingerprint"] = draw(st.sampled_from(["fp1", "fp2", None]))
-    if draw(st.integers(0, 9)) == 0:
-        chunk["usage"] = {"completion_tokens": 3}
-    elif draw(st.booleans()):
-        chunk["usage"] = None
-    if draw(st.integers(0, 9)) == 0:
-        chunk[draw(st.sampled_from(["x_extra", "error", "moderation"]))] = {"k": 1}
-    choices = []
-    for _ in range(draw(st.sampled_from([1, 1, 1, 2, 0]))):
-        delta: dict[str, Any] = {}
-        for key in ("content", "reasoning_content", "reasoning"):
-            text = draw(TEXTS)
-            if text is not None or draw(st.booleans()):
-                delta[key] = text
-        if draw(st.integers(0, 9)) == 0:
-            delta[draw(st.sampled_from(["role", "refusal", "tool_calls", "x_delta"]))] = "x"
-        choice: dict[str, Any] = {"index": draw(st.sampled_from([0, 0, 0, 1, True, -1, "BIG"]))}
-        choice["delta"] = delta if draw(st.integers(0, 19)) else draw(st.sampled_from([None, 1]))
-        logprobs = draw(LOGPROBS)
-        if logprobs is not None or draw(st.booleans()):
-            choice["logprobs"] = logprobs
-        if draw(st.integers(0, 9)) == 0:
-            choice["finish_reason"] = "stop"
-        elif draw(st.booleans()):
-            choice["finish_reason"] = None
-        choices.append(choice)
-    chunk["choices"] = choices
+        choice["finish_reason"] = None
+    chunk["choices"] = [choice]
+    raw_logprobs = None
+    spaced = False
+    for where, value in draw(st.lists(st.sampled_from(MUTATIONS), max_size=2)):
+        if where == "raw":
+            raw_logprobs = draw(RAW_LOGPROBS)
+        elif where == "spaces":
+            spaced = True
+        elif where == "choice.twice":
+            chunk["choices"] = [choice, dict(choice)]
+        elif where.startswith("choice."):
+            choice[where[7:]] = value
+        elif where.startswith("delta."):
+            delta[where[6:]] = value
+        else:
+            chunk[where] = value
     data = orjson.dumps(chunk).replace(b'"BIG"', b"1" + b"0" * 25)  # past 64 bits
-    if choices and draw(st.integers(0, 7)) == 0:  # a logprobs value as its text, raw
-        raw = draw(RAW_LOGPROBS)
-        data = data.replace(b'"index":', b'"logprobs":' + raw + b',"index":', 1)
-    if draw(st.integers(0, 9)) == 0:
+    if raw_logprobs is not None:  # a logprobs value as its text, raw
+        data = data.replace(b'"index":', b'"logprobs":' + raw_logprobs + b',"index":', 1)
+    if spaced:
         data = b" " + data.replace(b",", b" ,\t", 2) + b" "
     return data
 
@@ -184,3 +232,63 @@ def test_what_orjson_refuses_is_refused_fast(payload: bytes) -> None:
     with fast_paths_off():
         assert fast == timeline(data)
     assert chat_fast.read_fast is not None
+
+
+SSE_PIECES = st.sampled_from(
+    [
+        b"event: ping\ndata: {}\n\n",
+        b"event: e\ndata:{}\n\n",
+        b"data: {}\n\n",
+        b"data:x\n\n",
+        b"data: {}\n",
+        b"data:{}\n",
+        b"data: x\n",
+        b"data:\n",
+        b"event: ping\n",
+        b"event:e\n",
+        b"event: \xff\n",
+        b"id: 1\n",
+        b": c\n",
+        b"\n",
+        b"\n\n",
+        b"retry: 5\n",
+        b"x\n",
+        b"data: " + b"a" * 40 + b"\n",
+        b"event: " + b"b" * 40 + b"\n",
+    ]
+)
+
+
+def _decode(data: bytes, reads: int) -> Any:
+    from app.domain.sse import SSEDecoder
+
+    decoder = SSEDecoder(max_line=32)
+    step = max(1, len(data) // reads)
+    items = []
+    for start in range(0, len(data), step):
+        items += decoder.feed(data[start : start + step], 1.0)
+    items += decoder.close(2.0)
+    return [
+        (i.raw.to_json(), i.data, i.comment, i.data_offset) for i in items
+    ], decoder.take_notes()
+
+
+@PROFILE
+@given(st.lists(SSE_PIECES, max_size=30).map(b"".join), st.integers(1, 4))
+def test_sse_one_step_events_read_as_line_by_line(data: bytes, reads: int) -> None:
+    """The decoder's one-step events (a data line, or an event and a data line, then a blank
+    line) give the items and diagnostics that reading each line on its own gives."""
+    from app.domain import sse
+
+    fast = _decode(data, reads)
+
+    def line_by_line(self: Any, lines: list[bytes], t: float | None, out: list[Any]) -> None:
+        for line in lines:
+            self._process_line(line, 1, t, out)
+
+    saved = sse.SSEDecoder._lines
+    sse.SSEDecoder._lines = line_by_line  # type: ignore[method-assign]
+    try:
+        assert fast == _decode(data, reads)
+    finally:
+        sse.SSEDecoder._lines = saved

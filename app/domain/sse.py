@@ -218,8 +218,40 @@ class SSEDecoder:
                 out.append(SSEItem(raw, value, None, start + len(line) - len(value)))
                 i += 2
                 continue
+            if (
+                line[:6] == b"event:"
+                and self._ev_byte < 0
+                and i + 2 < count
+                and not lines[i + 2]
+                and lines[i + 1][:5] == b"data:"
+                and len(line) <= max_line
+                and len(lines[i + 1]) <= max_line
+            ):
+                item = self._named_event(line, lines[i + 1], t)
+                if item is not None:
+                    out.append(item)
+                    i += 3
+                    continue
             self._process_line(line, 1, t, out)
             i += 1
+
+    def _named_event(self, line: bytes, data: bytes, t: float | None) -> SSEItem | None:
+        """``event:``, ``data:`` and a blank line, read as ``_process_line`` reads them; None
+        (nothing read) when the name is not UTF-8 (``_process_line`` says so)."""
+        name = line[7:] if line[6:7] == b" " else line[6:]
+        try:
+            event = name.decode()
+        except UnicodeDecodeError:
+            return None
+        start = self._byte
+        data_start = start + len(line) + 1
+        value = data[6:] if data[5:6] == b" " else data[5:]
+        self._byte = end = data_start + len(data) + 2
+        raw = RawEvent(-1, self._line, start, end, t, "event", event, self.last_event_id)
+        self._line += 3
+        self._last = raw
+        self.emitted += 1
+        return SSEItem(raw, value, None, data_start + len(data) - len(value))
 
     def _skip_overlong(self, term_len: int) -> None:
         size = self._byte_skipped
