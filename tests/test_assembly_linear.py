@@ -1,5 +1,5 @@
 """Assembling a long text stays linear in its length, in every dialect that folds deltas into
-fields of its final object (docs/assembly.md): ten times the deltas cost about ten times as
+fields of its final object (Anthropic, Cohere, Bedrock, Gemini, Responses) (docs/assembly.md): ten times the deltas cost about ten times as
 much. Appending each delta to the text so far (``field = field + text``) copies the whole
 text each time, which made 100k deltas cost seconds and 1M deltas a hundred times that.
 
@@ -56,6 +56,11 @@ CASES: dict[str, tuple[str, Callable[[int], list[Event]], Callable[[dict[str, An
         "bedrock-converse",
         lambda n: _text_events({"contentBlockIndex": 0}, "text", n),
         lambda result: result["content"][0]["text"],
+    ),
+    "gemini": (
+        "gemini",
+        lambda n: _text_events({"text": ""}, "text", n),
+        lambda response: response["candidates"][0]["content"]["parts"][0]["text"],
     ),
     "responses": (
         "openai-responses",
