@@ -32,8 +32,11 @@ def normalized(events: list[Event], dialect: Dialect, completion: dict[str, Any]
     errors = []
     for event in events:
         if isinstance(event, TextDelta):
-            at(event.choice)
-            texts[event.choice].append(event.text)
+            parts = texts.get(event.choice)
+            if parts is None:
+                at(event.choice)
+                parts = texts[event.choice]
+            parts.append(event.text)
         elif isinstance(event, ReasoningDelta):
             at(event.choice)
             reasoning[event.choice].append(event.text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from .dialects import CHAT, by_name
 from .dialects.base import Dialect
@@ -10,6 +10,8 @@ from .events import Diagnostic, Meta, Payload, StreamError, ToolCallEnd
 from .metrics import DEFAULT_STALL_MS, compute
 from .normalize import normalized
 from .stream import Stream
+
+E = TypeVar("E")
 
 
 def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
@@ -51,10 +53,11 @@ def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, A
     same shape for every dialect (normalize.py)."""
     dialect = dialect_of(stream)
     completion = dialect.assemble(stream.events)
+    # The kinds of event the stream holds: a list of a kind it has none of costs no pass.
+    present = set(map(type, stream.events))
     errors = [
         {"message": e.message, "code": e.code, "error": e.error, "t": e.t, "raw": e.raw}
-        for e in stream.events
-        if isinstance(e, StreamError)
+        for e in _of(stream, present, StreamError)
     ]
     tool_calls = [
         {
@@ -67,13 +70,11 @@ def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, A
             "error_pos": e.error_pos,
             "incomplete": e.incomplete,
         }
-        for e in stream.events
-        if isinstance(e, ToolCallEnd)
+        for e in _of(stream, present, ToolCallEnd)
     ]
     payloads = [
         {"category": e.category, "summary": e.summary, "raw": e.raw}
-        for e in stream.events
-        if isinstance(e, Payload)
+        for e in _of(stream, present, Payload)
     ]
     return {
         "index": stream.index,
@@ -88,7 +89,14 @@ def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, A
         "tool_calls": tool_calls,
         "payloads": payloads,
         "errors": errors,
-        "diagnostics": [diagnostic_json(d) for d in stream.diagnostics],
+        "diagnostics": [diagnostic_json(d) for d in _of(stream, present, Diagnostic)],
         "events": len(stream.events),
         "raw_events": len(stream.raw),
     }
+
+
+def _of(stream: Stream, present: set[type], kind: type[E]) -> list[E]:
+    """The stream's events of one kind, in order (none without a pass when it has none)."""
+    if not any(issubclass(t, kind) for t in present):
+        return []
+    return [e for e in stream.events if isinstance(e, kind)]

@@ -122,6 +122,28 @@ class TimelineBuilder:
         elif self._place(raw):
             self.interpreter.payload(raw, payload, data_offset)
 
+    def items(self, items: list[SSEItem]) -> None:
+        """Decoded SSE items in order, each as ``data()`` or ``comment()`` reads it; the common
+        event (no [DONE] before it, under the event cap, one line) is placed here directly."""
+        for item in items:
+            raw, payload = item.raw, item.data
+            if payload is None:
+                self.comment(raw, item.comment or "")
+                continue
+            interpreter = self.interpreter
+            if (
+                (interpreter.done and self.split_on_done)
+                or self._events >= self.max_events
+                or b"\n" in payload
+            ):
+                self.data(raw, payload, item.data_offset)
+                continue
+            self._events += 1
+            kept = self.streams[-1].raw
+            raw.index = len(kept)
+            kept.append(raw)
+            interpreter.payload(raw, payload, item.data_offset)
+
     def _split_event(self, raw: RawEvent, lines: list[bytes]) -> None:
         """Events separated by a single newline (not spec SSE) arrive as one event whose data
         lines are each a whole payload: read them one by one, each with its own line."""
@@ -202,12 +224,7 @@ class SSEFeeder:
         builder = self.builder
         notes = self.decoder.take_notes()
         if not notes:  # the common read: items only
-            data = builder.data
-            for item in items:
-                if item.data is not None:
-                    data(item.raw, item.data, item.data_offset)
-                else:
-                    builder.comment(item.raw, item.comment or "")
+            builder.items(items)
             return
         pending = 0
         first = self.decoder.emitted - len(items)

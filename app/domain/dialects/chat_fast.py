@@ -115,53 +115,71 @@ def read_fast(it: ChatInterpreter, raw: RawEvent, data: bytes) -> bool:
     ):
         return False
     readers = it.choices
-    kept: list[tuple[bytes, int] | None] = []
-    for choice in chunk.choices:
+    choices = chunk.choices
+    if len(choices) == 1:  # the common case, without the lists below
+        choice = choices[0]
         if choice.index not in readers:
             return False
         entries = choice.logprobs.content if choice.logprobs is not None else None
-        if not entries:
-            kept.append(None)
-        elif isinstance(entries, list):
-            # Sliced: an exact-size copy, as chunks.py keeps it.
-            kept.append((orjson.dumps(entries)[1:-1], len(entries)))
-        else:
+        if entries and not isinstance(entries, list):
             return False
+        it.text = data
+        raw.choices = True
+        _read_choice(it, raw, choice, orjson.dumps(entries)[1:-1] if entries else None)
+        return True
+    kept: list[bytes | None] = []
+    for choice in choices:
+        if choice.index not in readers:
+            return False
+        entries = choice.logprobs.content if choice.logprobs is not None else None
+        if entries and not isinstance(entries, list):
+            return False
+        kept.append(orjson.dumps(entries)[1:-1] if entries else None)
     it.text = data
     raw.choices = True
+    for choice, logprobs in zip(choices, kept, strict=True):
+        _read_choice(it, raw, choice, logprobs)
+    return True
+
+
+def _read_choice(
+    it: ChatInterpreter, raw: RawEvent, choice: _Choice, logprobs: bytes | None
+) -> None:
+    """One choice's events, as ChoiceReader.read gives them for this shape (chunks.py).
+    ``logprobs`` is its entries as JSON text without the brackets (sliced: an exact-size copy,
+    as chunks.py keeps it)."""
     events = it.stream.events
     index, t = raw.index, raw.t
-    for choice, logprobs in zip(chunk.choices, kept, strict=True):
-        number, delta = choice.index, choice.delta
-        if delta.reasoning_content or delta.reasoning:
-            for field, text in (
-                ("reasoning_content", delta.reasoning_content),
-                ("reasoning", delta.reasoning),
-            ):
-                if text:
-                    raw.reasoning = True
-                    events.append(
-                        ReasoningDelta(
-                            seq=len(events), raw=index, t=t, choice=number, text=text, field=field
-                        )
+    number, delta = choice.index, choice.delta
+    if delta.reasoning_content or delta.reasoning:
+        for field, text in (
+            ("reasoning_content", delta.reasoning_content),
+            ("reasoning", delta.reasoning),
+        ):
+            if text:
+                raw.reasoning = True
+                events.append(
+                    ReasoningDelta(
+                        seq=len(events), raw=index, t=t, choice=number, text=text, field=field
                     )
-        content = delta.content
-        if content:
-            raw.output = True
-            readers[number].sent_text.add("content")
-            events.append(TextDelta(seq=len(events), raw=index, t=t, choice=number, text=content))
-        elif content == "":
-            readers[number].sent_empty.add("content")
-        if logprobs is not None:
-            events.append(
-                Logprobs(
-                    seq=len(events),
-                    raw=index,
-                    t=t,
-                    choice=number,
-                    field="content",
-                    count=logprobs[1],
-                    entries=logprobs[0],
                 )
+    content = delta.content
+    if content:
+        raw.output = True
+        it.choices[number].sent_text.add("content")
+        events.append(TextDelta(seq=len(events), raw=index, t=t, choice=number, text=content))
+    elif content == "":
+        it.choices[number].sent_empty.add("content")
+    if logprobs is not None:
+        count = len(choice.logprobs.content) if choice.logprobs is not None else 0
+        events.append(
+            Logprobs(
+                seq=len(events),
+                raw=index,
+                t=t,
+                choice=number,
+                field="content",
+                count=count,
+                entries=logprobs,
             )
-    return True
+        )
