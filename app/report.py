@@ -148,7 +148,8 @@ def render_json(capture: Capture, stall_ms: float = 250.0) -> bytes:
         "diagnostics": [diagnostic_json(d) for d in capture.diagnostics],
         "streams": [summarize(stream, stall_ms) for stream in capture.streams],
     }
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
+    # The newline appended by orjson: adding it after would copy the whole output once more.
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 
 def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
