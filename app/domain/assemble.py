@@ -78,7 +78,10 @@ def assemble(events: list[Event]) -> dict[str, Any]:
                 _add_part(choice.parts, "text", event.text)
         elif isinstance(event, Logprobs):
             choice = choices.get(event.choice) or at(event.choice)
-            choice.logprobs.setdefault(event.field, []).append(event.entries)
+            kept = choice.logprobs.get(event.field)
+            if kept is None:
+                kept = choice.logprobs[event.field] = []
+            kept.append(event.entries)
         elif isinstance(event, ReasoningDelta):
             choice = at(event.choice)
             choice.reasoning.setdefault(event.field, []).append(event.text)

@@ -91,6 +91,21 @@ class TextDelta(Event, kw_only=True):
     part: str | None = None
     block: int | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        # Event.to_json's result, written out: most events of a timeline are text.
+        out: dict[str, Any] = {
+            "kind": "text",
+            "seq": self.seq,
+            "raw": self.raw,
+            "t": self.t,
+            "choice": self.choice,
+            "text": self.text,
+            "part": self.part,
+        }
+        if self.block is not None:
+            out["block"] = self.block
+        return out
+
 
 class ReasoningDelta(Event, kw_only=True):
     """Reasoning text; ``field`` says where it came from: reasoning_content, reasoning, thinking."""
@@ -101,6 +116,22 @@ class ReasoningDelta(Event, kw_only=True):
     field: str
     part: str | None = None
     block: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        # Event.to_json's result, written out, as for TextDelta.
+        out: dict[str, Any] = {
+            "kind": "reasoning",
+            "seq": self.seq,
+            "raw": self.raw,
+            "t": self.t,
+            "choice": self.choice,
+            "text": self.text,
+            "field": self.field,
+            "part": self.part,
+        }
+        if self.block is not None:
+            out["block"] = self.block
+        return out
 
 
 class RefusalDelta(Event, kw_only=True):

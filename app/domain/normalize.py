@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .dialects.base import Dialect
-from .events import Event, Finish, ReasoningDelta, StreamError, TextDelta, ToolCallEnd
+from .events import Event, Finish, Logprobs, ReasoningDelta, StreamError, TextDelta, ToolCallEnd
 
 
 def normalized(events: list[Event], dialect: Dialect, completion: dict[str, Any]) -> dict:
@@ -31,6 +31,8 @@ def normalized(events: list[Event], dialect: Dialect, completion: dict[str, Any]
 
     errors = []
     for event in events:
+        if type(event) is Logprobs:  # the commonest kind next to text, and not read here
+            continue
         if isinstance(event, TextDelta):
             parts = texts.get(event.choice)
             if parts is None:
