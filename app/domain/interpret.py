@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import orjson
 
 from .events import Comment, Diagnostic, Done, Event, Payload, RawEvent, StreamError, ToolCallEnd
-from .jsontext import check_arguments, decode_lenient, deep_problem, too_deep
+from .jsontext import MAX_DEPTH, check_arguments, decode_lenient, deep_problem, too_deep
 from .payloads import classify
 from .stream import Stream
 
@@ -54,7 +54,13 @@ class PayloadInterpreter:
             if value is _UNREADABLE:
                 return
         else:
-            if too_deep(data):
+            # too_deep's own first test, inlined: this runs once per payload.
+            brackets = (
+                data.count("[") + data.count("{")
+                if isinstance(data, str)
+                else (data.count(b"[") + data.count(b"{"))
+            )
+            if brackets > MAX_DEPTH and too_deep(data):
                 self.note(raw, "json_too_deep", "error", deep_problem().message)
                 return
         self.value(raw, value)
@@ -83,7 +89,12 @@ class PayloadInterpreter:
         if raw is not None:
             event.raw = raw.index
             event.t = raw.t
-        self.stream.add(event)
+        if isinstance(event, Diagnostic):  # counted per code (Stream.add)
+            self.stream.add(event)
+            return
+        events = self.stream.events
+        event.seq = len(events)
+        events.append(event)
 
     def note(self, raw: RawEvent | None, code: str, severity: str, message: str) -> None:
         self.add(
