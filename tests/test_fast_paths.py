@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.captures import read_capture
-from app.domain.dialects import chat, chat_fast
+from app.domain.dialects import DIALECTS, chat, chat_fast
 from app.report import render_json
 
 PROFILE = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -162,12 +162,18 @@ def captures(draw: st.DrawFn) -> bytes:
 
 @contextmanager
 def fast_paths_off() -> Iterator[None]:
+    """Every payload read the full way: chat's fast reader refuses, the dialects have none."""
     saved = chat.read_fast
+    fast = {d.interpreter: d.interpreter.fast for d in DIALECTS if d.interpreter.fast is not None}
     chat.read_fast = lambda it, raw, data: False  # type: ignore[assignment]
+    for cls in fast:
+        cls.fast = None
     try:
         yield
     finally:
         chat.read_fast = saved
+        for cls, path in fast.items():
+            cls.fast = path
 
 
 def timeline(data: bytes) -> Any:
@@ -190,6 +196,13 @@ def test_chat_fast_path_reads_as_the_full_reading(data: bytes) -> None:
     with fast_paths_off():
         full = timeline(data)
     assert fast == full
+
+
+def test_fast_paths_are_on_again() -> None:
+    with fast_paths_off():
+        pass
+    assert all(d.interpreter.fast is not None for d in DIALECTS if d.name == "anthropic-messages")
+    assert chat.read_fast is chat_fast.read_fast
 
 
 def test_the_fast_path_is_taken() -> None:
@@ -292,3 +305,88 @@ def test_sse_one_step_events_read_as_line_by_line(data: bytes, reads: int) -> No
         assert fast == _decode(data, reads)
     finally:
         sse.SSEDecoder._lines = saved
+
+
+ANTHROPIC_START = (
+    b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message",'
+    b'"role":"assistant","model":"claude","content":[],"usage":{"input_tokens":1}}}\n\n'
+    b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+    b'"content_block":{"type":"text","text":""}}\n\n'
+    b'event: content_block_start\ndata: {"type":"content_block_start","index":1,'
+    b'"content_block":{"type":"thinking","thinking":""}}\n\n'
+)
+ANTHROPIC_MUTATIONS: list[tuple[str, Any]] = [
+    ("index", 1),
+    ("index", 2),
+    ("index", -1),
+    ("index", True),
+    ("index", "0"),
+    ("index", "BIG"),
+    ("type", "content_block_stop"),
+    ("type", "ping"),
+    ("type", None),
+    ("extra", 1),
+    ("delta.type", "thinking_delta"),
+    ("delta.type", "input_json_delta"),
+    ("delta.type", "signature_delta"),
+    ("delta.type", "x_delta"),
+    ("delta.text", None),
+    ("delta.text", 5),
+    ("delta.text", ""),
+    ("delta.thinking", "hmm"),
+    ("delta.thinking", None),
+    ("delta.extra", 1),
+    ("delta", "text"),
+    ("event", b"error"),
+    ("event", b"ping"),
+    ("event", None),
+    ("stop", None),
+    ("twice", None),
+    ("spaces", None),
+]
+
+
+@st.composite
+def anthropic_events(draw: st.DrawFn) -> bytes:
+    value: dict[str, Any] = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "text_delta", "text": draw(TEXTS.filter(lambda t: t is not None))},
+    }
+    event: bytes | None = b"content_block_delta"
+    stop, twice, spaced = False, False, False
+    for where, change in draw(st.lists(st.sampled_from(ANTHROPIC_MUTATIONS), max_size=2)):
+        if where == "event":
+            event = change
+        elif where == "stop":
+            stop = True
+        elif where == "twice":
+            twice = True
+        elif where == "spaces":
+            spaced = True
+        elif where.startswith("delta.") and isinstance(value["delta"], dict):
+            value["delta"][where[6:]] = change
+        else:
+            value[where] = change
+    data = orjson.dumps(value).replace(b'"BIG"', b"1" + b"0" * 25)
+    if twice:  # a key sent twice: the last one counts
+        data = data.replace(
+            b'{"type":"content_block_delta"', b'{"type":"ping","type":"content_block_delta"', 1
+        )
+    if spaced:
+        data = data.replace(b",", b" , ") + b"   "
+    head = b"event: " + event + b"\n" if event is not None else b""
+    out = head + b"data: " + data + b"\n\n"
+    if stop:
+        out = b'event: message_stop\ndata: {"type":"message_stop"}\n\n' + out
+    return out
+
+
+@PROFILE
+@given(st.lists(anthropic_events(), min_size=1, max_size=10))
+def test_anthropic_fast_path_reads_as_the_full_reading(events: list[bytes]) -> None:
+    data = ANTHROPIC_START + b"".join(events)
+    fast = timeline(data)
+    with fast_paths_off():
+        full = timeline(data)
+    assert fast == full

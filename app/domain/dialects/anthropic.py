@@ -43,6 +43,7 @@ from ..events import (
 from ..interpret import PayloadInterpreter
 from ..shapes import as_object
 from ..stream import Stream
+from .anthropic_fast import FAST
 from .appends import Appends
 from .base import Counts, Dialect, counts
 
@@ -73,11 +74,14 @@ class _Block:
 
 
 class AnthropicInterpreter(PayloadInterpreter):
+    """``blocks`` (the content blocks by index) is read by the fast path too."""
+
     dialect = NAME
+    fast = FAST  # anthropic_fast.py
 
     def __init__(self, stream: Stream) -> None:
         super().__init__(stream)
-        self._blocks: dict[int, _Block] = {}
+        self.blocks: dict[int, _Block] = {}
         self._calls = 0
         self._started = False
 
@@ -102,7 +106,7 @@ class AnthropicInterpreter(PayloadInterpreter):
             self.other(raw, value)
 
     def close(self) -> None:
-        for index, block in sorted(self._blocks.items()):
+        for index, block in sorted(self.blocks.items()):
             if not block.stopped:
                 self._end_tool(None, block)
                 self.note(None, "block_not_stopped", "warning", f"block {index} never stopped")
@@ -127,7 +131,7 @@ class AnthropicInterpreter(PayloadInterpreter):
             self.note(raw, "block_shape", "error", "content_block_start without index and block")
             return
         kind = str(block.get("type"))
-        state = self._blocks[index] = _Block(index, kind)
+        state = self.blocks[index] = _Block(index, kind)
         self.add(BlockStart(choice=0, block=index, type=kind, value=block), raw)
         if kind in TOOL_BLOCKS:
             state.call, state.call_id, state.name = self._calls, block.get("id"), block.get("name")
@@ -143,7 +147,7 @@ class AnthropicInterpreter(PayloadInterpreter):
 
     def _block_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
         found, delta = value.get("index"), value.get("delta")
-        state = self._blocks.get(found) if _is_index(found) else None
+        state = self.blocks.get(found) if _is_index(found) else None
         if state is None or not isinstance(delta, dict):
             self.note(raw, "block_unknown", "error", f"a delta for block {found!r}, never started")
             return
@@ -167,7 +171,7 @@ class AnthropicInterpreter(PayloadInterpreter):
 
     def _block_stop(self, raw: RawEvent, value: dict[str, Any]) -> None:
         found = value.get("index")
-        state = self._blocks.get(found) if _is_index(found) else None
+        state = self.blocks.get(found) if _is_index(found) else None
         if state is None:
             self.note(raw, "block_unknown", "error", f"block {found!r} stops but never started")
             return
