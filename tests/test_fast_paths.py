@@ -307,6 +307,75 @@ def test_sse_one_step_events_read_as_line_by_line(data: bytes, reads: int) -> No
         sse.SSEDecoder._lines = saved
 
 
+def _set(value: dict[str, Any], where: str, change: Any) -> None:
+    """``where`` is a dotted path into the payload ("delta.text")."""
+    *path, last = where.split(".")
+    for key in path:
+        value = value.get(key)  # type: ignore[assignment]
+        if not isinstance(value, dict):
+            return
+    value[last] = change
+
+
+@st.composite
+def mutated(
+    draw: st.DrawFn,
+    base: dict[str, Any],
+    event: bytes | None,
+    mutations: list[tuple[str, Any]],
+    done: bytes,
+) -> bytes:
+    """One event of a dialect's common shape with up to two mutations: a field changed
+    (dotted path), or one of "event" (the SSE event name), "done" (the stream said it was
+    over just before), "twice" (a key sent twice, the last one counting), "spaces"."""
+    value = orjson.loads(orjson.dumps(base))
+    before, twice, spaced = b"", False, False
+    for where, change in draw(st.lists(st.sampled_from(mutations), max_size=2)):
+        if where == "event":
+            event = change
+        elif where == "done":
+            before = done
+        elif where == "twice":
+            twice = True
+        elif where == "spaces":
+            spaced = True
+        else:
+            _set(value, where, change)
+    data = orjson.dumps(value).replace(b'"BIG"', b"1" + b"0" * 25)
+    if twice:
+        data = b'{"type":"x",' + data[1:]
+    if spaced:
+        data = data.replace(b",", b" , ") + b"   "
+    head = b"event: " + event + b"\n" if event is not None else b""
+    return before + head + b"data: " + data + b"\n\n"
+
+
+COMMON_MUTATIONS: list[tuple[str, Any]] = [
+    ("event", b"error"),
+    ("event", b"ping"),
+    ("event", None),
+    ("done", None),
+    ("twice", None),
+    ("spaces", None),
+    ("type", None),
+    ("type", "ping"),
+    ("extra", 1),
+    ("index", 1),
+    ("index", 2),
+    ("index", -1),
+    ("index", True),
+    ("index", "0"),
+    ("index", "BIG"),
+]
+
+
+def same_with_and_without(data: bytes) -> None:
+    fast = timeline(data)
+    with fast_paths_off():
+        full = timeline(data)
+    assert fast == full
+
+
 ANTHROPIC_START = (
     b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message",'
     b'"role":"assistant","model":"claude","content":[],"usage":{"input_tokens":1}}}\n\n'
@@ -390,3 +459,92 @@ def test_anthropic_fast_path_reads_as_the_full_reading(events: list[bytes]) -> N
     with fast_paths_off():
         full = timeline(data)
     assert fast == full
+
+
+COHERE_START = (
+    b'event: message-start\ndata: {"id":"c1","type":"message-start","delta":{"message":'
+    b'{"role":"assistant","content":[]}}}\n\n'
+    b'event: content-start\ndata: {"type":"content-start","index":0,"delta":{"message":'
+    b'{"content":{"type":"text","text":""}}}}\n\n'
+    b'event: content-start\ndata: {"type":"content-start","index":1,"delta":{"message":'
+    b'{"content":{"type":"thinking","thinking":""}}}}\n\n'
+)
+COHERE_DELTA = {"type": "content-delta", "index": 0, "delta": {"message": {"content": {}}}}
+COHERE_MUTATIONS = [
+    *COMMON_MUTATIONS,
+    ("type", "content-end"),
+    ("delta.message.content.text", "hi"),
+    ("delta.message.content.text", ""),
+    ("delta.message.content.text", None),
+    ("delta.message.content.text", 5),
+    ("delta.message.content.thinking", "hmm"),
+    ("delta.message.content.thinking", 5),
+    ("delta.message.content.extra", 1),
+    ("delta.message.extra", 1),
+    ("delta.message", None),
+    ("logprobs", [{"token_ids": [1]}]),
+]
+
+
+@PROFILE
+@given(
+    st.lists(
+        mutated(
+            COHERE_DELTA | {"delta": {"message": {"content": {"text": "a"}}}},
+            b"content-delta",
+            COHERE_MUTATIONS,
+            b'event: message-end\ndata: {"type":"message-end","delta":{"finish_reason":"COMPLETE"}}\n\ndata: [DONE]\n\n',
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_cohere_fast_path_reads_as_the_full_reading(events: list[bytes]) -> None:
+    same_with_and_without(COHERE_START + b"".join(events))
+
+
+COMPLETION = {
+    "id": "cmpl-1",
+    "object": "text_completion",
+    "created": 1,
+    "choices": [{"text": "a", "index": 0, "logprobs": None, "finish_reason": None}],
+    "model": "m1",
+    "usage": None,
+}
+COMPLETIONS_MUTATIONS = [
+    *[(w, c) for w, c in COMMON_MUTATIONS if w not in ("index", "type")],
+    ("id", "cmpl-2"),
+    ("id", ""),
+    ("id", None),
+    ("object", "chat.completion.chunk"),
+    ("object", None),
+    ("created", 2),
+    ("created", 1.0),
+    ("created", "BIG"),
+    ("model", "m2"),
+    ("model", None),
+    ("system_fingerprint", "fp"),
+    ("usage", {"completion_tokens": 1}),
+    ("choices", []),
+    ("choices", [{"text": "b", "index": 1}, {"text": "", "index": 0}]),
+    ("choices", [{"text": "b", "index": -1}]),
+    ("choices", [{"text": "b", "index": True}]),
+    ("choices", [{"text": 5, "index": 0}]),
+    ("choices", [{"text": "b", "index": 0, "finish_reason": "length"}]),
+    ("choices", [{"text": "b", "index": 0, "logprobs": {"tokens": ["b"]}}]),
+    ("choices", [{"text": "b", "index": 0, "x": 1}]),
+    ("choices", [{"delta": {"content": "b"}, "index": 0}]),
+]
+
+
+@PROFILE
+@given(
+    st.lists(
+        mutated(COMPLETION, None, COMPLETIONS_MUTATIONS, b"data: [DONE]\n\n"),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_completions_fast_path_reads_as_the_full_reading(events: list[bytes]) -> None:
+    first = b"data: " + orjson.dumps(COMPLETION) + b"\n\n"
+    same_with_and_without(first + b"".join(events))
