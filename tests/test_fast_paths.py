@@ -548,3 +548,64 @@ COMPLETIONS_MUTATIONS = [
 def test_completions_fast_path_reads_as_the_full_reading(events: list[bytes]) -> None:
     first = b"data: " + orjson.dumps(COMPLETION) + b"\n\n"
     same_with_and_without(first + b"".join(events))
+
+
+GEMINI_CHUNK: dict[str, Any] = {
+    "candidates": [{"content": {"parts": [{"text": "a"}], "role": "model"}, "index": 0}],
+    "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 1},
+    "modelVersion": "gemini-x",
+    "responseId": "r1",
+}
+GEMINI_MUTATIONS: list[tuple[str, Any]] = [
+    *[(w, c) for w, c in COMMON_MUTATIONS if w not in ("index", "type")],
+    ("modelVersion", "gemini-y"),
+    ("modelVersion", None),
+    ("responseId", "r2"),
+    ("createTime", "2025-01-01"),
+    ("usageMetadata", {"promptTokenCount": 9, "candidatesTokenCount": 2}),
+    ("usageMetadata", {"promptTokenCount": 9, "candidatesTokenCount": 1}),
+    ("usageMetadata", {"promptTokensDetails": [{"modality": "TEXT", "tokenCount": 9}]}),
+    ("usageMetadata", {"promptTokenCount": 1.5}),
+    ("usageMetadata", {"promptTokenCount": "BIG"}),
+    ("usageMetadata", {"promptTokenCount": True}),
+    ("usageMetadata", None),
+    ("usageMetadata", [1]),
+    ("promptFeedback", {"blockReason": "SAFETY"}),
+    ("error", {"message": "boom"}),
+    ("candidates", []),
+    ("candidates", None),
+    (
+        "candidates",
+        [
+            {"content": {"parts": [{"text": "a"}]}, "index": 0},
+            {"content": {"parts": [{"text": "b"}]}, "index": 1},
+        ],
+    ),
+    ("candidates", [{"content": {"parts": [{"text": "a"}, {"text": "b"}]}, "index": 0}]),
+    ("candidates", [{"content": {"parts": [{"text": "t", "thought": True}]}, "index": 0}]),
+    ("candidates", [{"content": {"parts": [{"text": "t", "thought": False}]}, "index": 0}]),
+    ("candidates", [{"content": {"parts": [{"text": "t", "thoughtSignature": "s"}]}}]),
+    ("candidates", [{"content": {"parts": [{"functionCall": {"name": "f", "args": {}}}]}}]),
+    ("candidates", [{"content": {"parts": [{"text": ""}]}, "index": None}]),
+    ("candidates", [{"content": {"parts": [{"text": 5}]}, "index": 0}]),
+    ("candidates", [{"content": {"parts": [{"text": "a"}]}, "index": 2}]),
+    ("candidates", [{"content": {"parts": [{"text": "a"}]}, "index": True}]),
+    ("candidates", [{"content": {"parts": [{"text": "a"}]}, "index": "BIG"}]),
+    ("candidates", [{"content": {"parts": [{"text": "a"}]}, "finishReason": "STOP"}]),
+    ("candidates", [{"content": {"parts": [{"text": "a"}]}, "safetyRatings": []}]),
+    ("candidates", [{"content": [{"text": "a"}], "index": 0}]),
+    ("candidates", [{"content": {"parts": [{"text": "a"}], "x": 1}, "index": 0}]),
+]
+
+
+@PROFILE
+@given(
+    st.lists(
+        mutated(GEMINI_CHUNK, None, GEMINI_MUTATIONS, b""),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_gemini_fast_path_reads_as_the_full_reading(events: list[bytes]) -> None:
+    first = b"data: " + orjson.dumps(GEMINI_CHUNK) + b"\n\n"
+    same_with_and_without(first + b"".join(events))

@@ -14,7 +14,22 @@ from __future__ import annotations
 from typing import Any
 
 from .dialects.base import Dialect
-from .events import Event, Finish, Logprobs, ReasoningDelta, StreamError, TextDelta, ToolCallEnd
+from .events import (
+    BlockStart,
+    BlockStop,
+    Comment,
+    Done,
+    Event,
+    Finish,
+    Logprobs,
+    Meta,
+    Payload,
+    ReasoningDelta,
+    StreamError,
+    TextDelta,
+    ToolCallEnd,
+    Usage,
+)
 
 
 def normalized(events: list[Event], dialect: Dialect, completion: dict[str, Any]) -> dict:
@@ -31,7 +46,7 @@ def normalized(events: list[Event], dialect: Dialect, completion: dict[str, Any]
 
     errors = []
     for event in events:
-        if type(event) is Logprobs:  # the commonest kind next to text, and not read here
+        if type(event) in _NOT_READ:  # usage with every chunk (Gemini), logprobs with most
             continue
         if isinstance(event, TextDelta):
             parts = texts.get(event.choice)
@@ -59,6 +74,10 @@ def normalized(events: list[Event], dialect: Dialect, completion: dict[str, Any]
         "usage": dialect.usage_counts(usage) if isinstance(usage, dict) else None,
         "errors": errors,
     }
+
+
+# Kinds this fold does not read (exact types: a subclass still goes through the checks).
+_NOT_READ = frozenset({Logprobs, Usage, Meta, BlockStart, BlockStop, Done, Comment, Payload})
 
 
 def _ordered(output: dict[str, Any]) -> dict[str, Any]:

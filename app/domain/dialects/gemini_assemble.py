@@ -68,7 +68,9 @@ def assemble(events: list[Event]) -> dict[str, Any]:
         return found
 
     for event in events:
-        if isinstance(event, TextDelta | ReasoningDelta):
+        if type(event) is Usage:  # with every chunk: first (a subclass reaches the last test)
+            top["usageMetadata"] = event.usage
+        elif isinstance(event, TextDelta | ReasoningDelta):
             at(event.choice).text(event.text)
         elif isinstance(event, BlockStart):
             _open(at(event.choice), event)
