@@ -609,3 +609,77 @@ GEMINI_MUTATIONS: list[tuple[str, Any]] = [
 def test_gemini_fast_path_reads_as_the_full_reading(events: list[bytes]) -> None:
     first = b"data: " + orjson.dumps(GEMINI_CHUNK) + b"\n\n"
     same_with_and_without(first + b"".join(events))
+
+
+RESPONSES_START = (
+    b'event: response.created\ndata: {"type":"response.created","response":{"id":"resp_1",'
+    b'"object":"response","status":"in_progress","output":[]}}\n\n'
+    b'event: response.output_item.added\ndata: {"type":"response.output_item.added",'
+    b'"output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","content":[]}}\n\n'
+    b'event: response.content_part.added\ndata: {"type":"response.content_part.added",'
+    b'"item_id":"msg_1","output_index":0,"content_index":0,'
+    b'"part":{"type":"output_text","text":"","annotations":[]}}\n\n'
+)
+RESPONSES_DELTA: dict[str, Any] = {
+    "type": "response.output_text.delta",
+    "item_id": "msg_1",
+    "output_index": 0,
+    "content_index": 0,
+    "delta": "a",
+}
+RESPONSES_MUTATIONS: list[tuple[str, Any]] = [
+    *[(w, c) for w, c in COMMON_MUTATIONS if w not in ("index",)],
+    ("type", "response.refusal.delta"),
+    ("type", "response.reasoning_summary_text.delta"),
+    *[("sequence_number", n) for n in (3, 4, 5, 9)],
+    ("sequence_number", None),
+    ("sequence_number", 4.0),
+    ("sequence_number", "BIG"),
+    ("output_index", 1),
+    ("output_index", -1),
+    ("output_index", True),
+    ("output_index", "0"),
+    ("content_index", None),
+    ("content_index", 1),
+    ("content_index", -1),
+    ("delta", ""),
+    ("delta", None),
+    ("delta", 5),
+    ("logprobs", []),
+    ("logprobs", [{"token": "a", "logprob": -1.0, "bytes": [97], "top_logprobs": []}]),
+    ("logprobs", {}),
+    ("obfuscation", "xyz"),
+    ("item_id", None),
+]
+
+
+@PROFILE
+@given(
+    st.lists(
+        mutated(
+            RESPONSES_DELTA,
+            b"response.output_text.delta",
+            RESPONSES_MUTATIONS,
+            b'event: response.completed\ndata: {"type":"response.completed","response":'
+            b'{"id":"resp_1","status":"completed","output":[]}}\n\n',
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_responses_fast_path_reads_as_the_full_reading(events: list[bytes]) -> None:
+    # Each part's text done: compared with the deltas kept for that part (a note if not).
+    done = b"".join(
+        b"event: response.output_text.done\ndata: "
+        + orjson.dumps(
+            {
+                "type": "response.output_text.done",
+                "output_index": 0,
+                "content_index": part,
+                "text": "a",
+            }
+        )
+        + b"\n\n"
+        for part in (0, 1)
+    )
+    same_with_and_without(RESPONSES_START + b"".join(events) + done)
