@@ -307,6 +307,9 @@ def test_sse_one_step_events_read_as_line_by_line(data: bytes, reads: int) -> No
         sse.SSEDecoder._lines = saved
 
 
+DELETE = object()  # a mutation that takes the key out
+
+
 def _set(value: dict[str, Any], where: str, change: Any) -> None:
     """``where`` is a dotted path into the payload ("delta.text")."""
     *path, last = where.split(".")
@@ -314,7 +317,10 @@ def _set(value: dict[str, Any], where: str, change: Any) -> None:
         value = value.get(key)  # type: ignore[assignment]
         if not isinstance(value, dict):
             return
-    value[last] = change
+    if change is DELETE:
+        value.pop(last, None)
+    else:
+        value[last] = change
 
 
 @st.composite
@@ -366,6 +372,8 @@ COMMON_MUTATIONS: list[tuple[str, Any]] = [
     ("index", True),
     ("index", "0"),
     ("index", "BIG"),
+    ("index", DELETE),
+    ("type", DELETE),
 ]
 
 
@@ -516,6 +524,9 @@ COMPLETIONS_MUTATIONS = [
     ("id", "cmpl-2"),
     ("id", ""),
     ("id", None),
+    ("id", DELETE),
+    ("object", DELETE),
+    ("usage", DELETE),
     ("object", "chat.completion.chunk"),
     ("object", None),
     ("created", 2),
@@ -569,7 +580,9 @@ GEMINI_MUTATIONS: list[tuple[str, Any]] = [
     ("usageMetadata", {"promptTokenCount": "BIG"}),
     ("usageMetadata", {"promptTokenCount": True}),
     ("usageMetadata", None),
+    ("usageMetadata", DELETE),
     ("usageMetadata", [1]),
+    ("candidates", DELETE),
     ("promptFeedback", {"blockReason": "SAFETY"}),
     ("error", {"message": "boom"}),
     ("candidates", []),
@@ -644,6 +657,9 @@ RESPONSES_MUTATIONS: list[tuple[str, Any]] = [
     ("content_index", -1),
     ("delta", ""),
     ("delta", None),
+    ("delta", DELETE),
+    ("output_index", DELETE),
+    ("content_index", DELETE),
     ("delta", 5),
     ("logprobs", []),
     ("logprobs", [{"token": "a", "logprob": -1.0, "bytes": [97], "top_logprobs": []}]),
@@ -683,3 +699,118 @@ def test_responses_fast_path_reads_as_the_full_reading(events: list[bytes]) -> N
         for part in (0, 1)
     )
     same_with_and_without(RESPONSES_START + b"".join(events) + done)
+
+
+def _lines(events: list[bytes]) -> bytes:
+    """``mutated`` events as JSON Lines (the SSE framing taken off)."""
+    return b"".join(
+        line[6:] + b"\n" for event in events for line in event.split(b"\n") if line[:5] == b"data:"
+    )
+
+
+OLLAMA_LINE: dict[str, Any] = {
+    "model": "llama3",
+    "created_at": "2024-05-24T20:26:46.294874Z",
+    "message": {"role": "assistant", "content": "a"},
+    "done": False,
+}
+OLLAMA_DONE = b'data: {"model":"llama3","created_at":"x","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"eval_count":3}\n\n'
+OLLAMA_MUTATIONS: list[tuple[str, Any]] = [
+    ("done", None),
+    ("twice", None),
+    ("spaces", None),
+    ("extra", 1),
+    ("error", "boom"),
+    ("model", "llama4"),
+    ("model", None),
+    ("created_at", None),
+    ("created_at", 5),
+    ("done", True),
+    ("done", None),
+    ("done", 0),
+    ("message.content", ""),
+    ("message.content", None),
+    ("message.content", 5),
+    ("message.thinking", "hmm"),
+    ("message.thinking", ""),
+    ("message.role", None),
+    ("message.tool_calls", [{"function": {"name": "f", "arguments": {}}}]),
+    ("message.images", None),
+    ("message", None),
+    ("message", DELETE),
+    ("model", DELETE),
+    ("done", DELETE),
+    ("message", "text"),
+    ("response", "r"),
+    ("response", None),
+    ("thinking", "t"),
+    ("logprobs", [{"token": "a", "logprob": -1.0}]),
+    ("eval_count", 3),
+]
+
+
+@PROFILE
+@given(st.lists(mutated(OLLAMA_LINE, None, OLLAMA_MUTATIONS, OLLAMA_DONE), max_size=10))
+def test_ollama_fast_path_reads_as_the_full_reading(events: list[bytes]) -> None:
+    first = orjson.dumps(OLLAMA_LINE) + b"\n"
+    same_with_and_without(first + _lines(events))
+
+
+@PROFILE
+@given(
+    st.lists(
+        mutated(
+            {"model": "llama3", "created_at": "x", "response": "a", "done": False},
+            None,
+            [*OLLAMA_MUTATIONS, ("response", ""), ("response", 5)],
+            OLLAMA_DONE,
+        ),
+        max_size=10,
+    )
+)
+def test_ollama_generate_fast_path_reads_as_the_full_reading(events: list[bytes]) -> None:
+    first = b'{"model":"llama3","created_at":"x","response":"","done":false}\n'
+    same_with_and_without(first + _lines(events))
+
+
+BEDROCK_DELTA: dict[str, Any] = {"contentBlockIndex": 0, "delta": {"text": "a"}, "p": "abc"}
+BEDROCK_MUTATIONS: list[tuple[str, Any]] = [
+    ("twice", None),
+    ("spaces", None),
+    ("extra", 1),
+    ("p", None),
+    ("p", 5),
+    ("contentBlockIndex", 1),
+    ("contentBlockIndex", -1),
+    ("contentBlockIndex", True),
+    ("contentBlockIndex", "BIG"),
+    ("delta.text", ""),
+    ("delta.text", None),
+    ("delta.text", 5),
+    ("delta.p", "pad"),
+    ("delta.toolUse", {"input": "{"}),
+    ("delta.reasoningContent", {"text": "hmm"}),
+    ("delta", None),
+    ("delta", DELETE),
+    ("contentBlockIndex", DELETE),
+    ("delta.text", DELETE),
+    ("event", b"contentBlockStart"),
+    ("event", b"messageStop"),
+    ("event", b"modelStreamErrorException"),
+    ("event", b"error"),
+]
+
+
+@PROFILE
+@given(st.lists(mutated(BEDROCK_DELTA, b"contentBlockDelta", BEDROCK_MUTATIONS, b""), max_size=10))
+def test_bedrock_fast_path_reads_as_the_full_reading(events: list[bytes]) -> None:
+    from .eventstream_frames import frame
+
+    frames = [frame("messageStart", {"role": "assistant"})]
+    frames.append(frame("contentBlockDelta", BEDROCK_DELTA))  # opens block 0
+    for event in events:
+        head, _, rest = event.partition(b"\n")
+        name = head.removeprefix(b"event: ").decode()
+        frames.append(frame(name, rest.removeprefix(b"data: ").rstrip(b"\n")))
+    frames.append(frame("messageStop", {"stopReason": "end_turn"}))
+    same_with_and_without(b"".join(frames))
