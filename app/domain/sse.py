@@ -18,6 +18,7 @@ import msgspec
 from .events import Diagnostic, RawEvent
 
 DEFAULT_MAX_LINE = 16 * 1024 * 1024
+MAX_NAMES = 256
 BOM = b"\xef\xbb\xbf"
 _FIELDS = (b"data", b"event", b"id", b"retry")
 _LINES = re.compile(rb"([^\r\n]*)(\r\n|\r|\n)")
@@ -64,6 +65,7 @@ class SSEDecoder:
         self._byte_skipped = 0
         self._cr_pending = False
         self._held: list[SSEItem] = []
+        self._names: dict[bytes, str] = {}  # event names decoded so far
         self._last: RawEvent | None = None
         self._reset_event()
         self.last_event_id: str | None = None
@@ -239,10 +241,14 @@ class SSEDecoder:
         """``event:``, ``data:`` and a blank line, read as ``_process_line`` reads them; None
         (nothing read) when the name is not UTF-8 (``_process_line`` says so)."""
         name = line[7:] if line[6:7] == b" " else line[6:]
-        try:
-            event = name.decode()
-        except UnicodeDecodeError:
-            return None
+        event = self._names.get(name)
+        if event is None:
+            try:
+                event = name.decode()
+            except UnicodeDecodeError:
+                return None
+            if len(self._names) < MAX_NAMES:  # a stream names few kinds of event
+                self._names[name] = event
         start = self._byte
         data_start = start + len(line) + 1
         value = data[6:] if data[5:6] == b" " else data[5:]

@@ -251,14 +251,15 @@ def assemble(events: list[Event]) -> dict[str, Any]:
     appends = Appends()
     append = appends.add
     for event in events:
-        if isinstance(event, Meta):
+        if isinstance(event, TextDelta):  # the commonest first (each branch is one kind)
+            if event.block in blocks:
+                append(blocks[event.block], "text", event.text)
+        elif isinstance(event, Meta):
             message.update(event.fields)
         elif isinstance(event, BlockStart):
             blocks[event.block] = dict(event.value) if isinstance(event.value, dict) else {}
         elif isinstance(event, ToolCallStart) and event.index is not None:
             calls[event.call] = event.index
-        elif isinstance(event, TextDelta) and event.block in blocks:
-            append(blocks[event.block], "text", event.text)
         elif isinstance(event, ReasoningDelta) and event.block in blocks:
             append(blocks[event.block], "thinking", event.text)
         elif isinstance(event, BlockDelta) and event.block in blocks:
