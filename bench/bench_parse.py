@@ -1,16 +1,34 @@
 """Core benchmark: parse + assemble speed, memory and linearity of Streamscope.
 
-One run, one process (the memory measures run in one child process so that the peak RSS starts
-clean; it reads the same file). Prints a Markdown table and exits 1 when a target is missed.
+One run, one process (the memory measures run in child processes so that each peak starts
+clean; they read the same files). Prints a Markdown table and exits 1 when a target is missed.
 
     python bench/bench_parse.py                 # defaults: 100k-chunk file, 20k for the SDK
     python bench/bench_parse.py --sdk-budget 30 # cap the openai SDK run (seconds)
+    python bench/bench_parse.py --parts chat,dialects   # some parts only (see --help)
+
+Parts: ``core`` (the rows below, on the capture with logprobs), and against each capture's own
+floor, measured in the same run (``parse_more.py``; issue 16, targets on CPU time):
+
+* ``chat``: ``inspect --json`` and ``inspect`` on 100k plain chunks (target <= 1.5x the floor)
+  and on 100k chunks with logprobs (<= 1.25x); traced peak against the floor's (<= 1.5x
+  plain, <= 1x with logprobs). The floor is ``floor`` below: it keeps the text and the logprob
+  entries as exact-size JSON text, as the product does.
+* ``growth``: ``inspect --json`` on 1M plain chunks against 100k: <= 10.5x (linear).
+* ``dialects``: a 100k-event capture per dialect (``gen_dialects.py``: its shapes, its floor:
+  split + ``orjson.loads`` + keep the text fragments); ``inspect --json`` <= 1.25x its floor,
+  traced peak <= 1x the floor's.
+* ``player``: opening a 100k-chunk capture in the player, server side: from the ``open``
+  message to the first and the last ``events`` message sent (the session in process, its send
+  calls timed, the capture read on open as on a cold cache), against the parse of the same
+  bytes: the encoding (last minus parse) must not cost more than the parse.
 
 Measures
 --------
 * floor: split the file into lines, ``orjson.loads`` each ``data:`` payload (not [DONE]),
   keep the ``delta.content`` strings and each chunk's ``logprobs.content`` entries as JSON
-  text (``orjson.dumps``), and drop the parsed chunk. That is what Streamscope keeps (it holds
+  text (``orjson.dumps``, sliced to an exact-size copy: orjson's result keeps a buffer of at
+  least 4 KiB, which made the floor hold 6x what the product holds), and drop the parsed chunk. That is what Streamscope keeps (it holds
   logprob entries as JSON text, never as objects), so the collector runs as it does for the
   product. Streamscope: ``read_capture(data)`` + ``assemble(stream.events)`` on the same
   bytes. Target: Streamscope <= 2x floor. Timing is best of ``--repeat`` (default 3) runs with

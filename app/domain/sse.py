@@ -32,6 +32,18 @@ def line_too_long(size: int, cap: int) -> str:
     )
 
 
+def _name(name: bytes, names: dict[bytes, str]) -> str | None:
+    """An event name decoded (and kept: a stream names few kinds of event), or None when it is
+    not UTF-8 (``_process_line`` then says so)."""
+    try:
+        event = name.decode()
+    except UnicodeDecodeError:
+        return None
+    if len(names) < MAX_NAMES:
+        names[name] = event
+    return event
+
+
 class SSEItem(msgspec.Struct, gc=False):
     """A dispatched SSE event (``data`` set) or a comment line (``comment`` set)."""
 
@@ -195,69 +207,46 @@ class SSEDecoder:
                 self._process_line(m.group(1), len(m.group(2)), t, out)
 
     def _lines(self, lines: list[bytes], t: float | None, out: list[SSEItem]) -> None:
-        """LF-terminated lines. The common event, one ``data:`` line then a blank line, with
-        no event pending, is read here in one step (exactly as ``_process_line`` reads those
-        two lines); every other line goes through ``_process_line``."""
-        count = len(lines)
-        i = 0
-        max_line = self.max_line
+        """LF-terminated lines. The common events, a ``data:`` line (or an ``event:`` line and
+        a ``data:`` line) then a blank line, with no event pending, are read here in one step,
+        exactly as ``_process_line`` reads those lines; every other line goes through
+        ``_process_line``. The position is kept in locals meanwhile (this runs per event)."""
+        count, i, max_line, names = len(lines), 0, self.max_line, self._names
+        byte, lineno, emitted, last = self._byte, self._line, self.emitted, self._last
+        pending, last_id, append = self._ev_byte >= 0, self.last_event_id, out.append
         while i < count:
             line = lines[i]
-            if (
-                line[:5] == b"data:"
-                and self._ev_byte < 0
-                and i + 1 < count
-                and not lines[i + 1]
-                and len(line) <= max_line
-            ):
-                start = self._byte
-                value = line[6:] if line[5:6] == b" " else line[5:]
-                self._byte = end = start + len(line) + 2
-                raw = RawEvent(-1, self._line, start, end, t, "event", None, self.last_event_id)
-                self._line += 2
-                self._last = raw
-                self.emitted += 1
-                out.append(SSEItem(raw, value, None, start + len(line) - len(value)))
-                i += 2
-                continue
-            if (
-                line[:6] == b"event:"
-                and self._ev_byte < 0
-                and i + 2 < count
-                and not lines[i + 2]
-                and lines[i + 1][:5] == b"data:"
-                and len(line) <= max_line
-                and len(lines[i + 1]) <= max_line
-            ):
-                item = self._named_event(line, lines[i + 1], t)
-                if item is not None:
-                    out.append(item)
-                    i += 3
+            if not pending and i + 1 < count and len(line) <= max_line:
+                if line[:5] == b"data:" and not lines[i + 1]:
+                    value = line[6:] if line[5:6] == b" " else line[5:]
+                    end = byte + len(line) + 2
+                    last = RawEvent(-1, lineno, byte, end, t, "event", None, last_id)
+                    append(SSEItem(last, value, None, end - 2 - len(value)))
+                    byte, lineno, emitted, i = end, lineno + 2, emitted + 1, i + 2
                     continue
+                data = lines[i + 1]
+                if (
+                    line[:6] == b"event:"
+                    and data[:5] == b"data:"
+                    and i + 2 < count
+                    and not lines[i + 2]
+                    and len(data) <= max_line
+                ):
+                    name = line[7:] if line[6:7] == b" " else line[6:]
+                    event = names.get(name) or _name(name, names)
+                    if event is not None:
+                        value = data[6:] if data[5:6] == b" " else data[5:]
+                        end = byte + len(line) + len(data) + 3
+                        last = RawEvent(-1, lineno, byte, end, t, "event", event, last_id)
+                        append(SSEItem(last, value, None, end - 2 - len(value)))
+                        byte, lineno, emitted, i = end, lineno + 3, emitted + 1, i + 3
+                        continue
+            self._byte, self._line, self.emitted, self._last = byte, lineno, emitted, last
             self._process_line(line, 1, t, out)
+            byte, lineno, emitted, last = self._byte, self._line, self.emitted, self._last
+            pending, last_id = self._ev_byte >= 0, self.last_event_id
             i += 1
-
-    def _named_event(self, line: bytes, data: bytes, t: float | None) -> SSEItem | None:
-        """``event:``, ``data:`` and a blank line, read as ``_process_line`` reads them; None
-        (nothing read) when the name is not UTF-8 (``_process_line`` says so)."""
-        name = line[7:] if line[6:7] == b" " else line[6:]
-        event = self._names.get(name)
-        if event is None:
-            try:
-                event = name.decode()
-            except UnicodeDecodeError:
-                return None
-            if len(self._names) < MAX_NAMES:  # a stream names few kinds of event
-                self._names[name] = event
-        start = self._byte
-        data_start = start + len(line) + 1
-        value = data[6:] if data[5:6] == b" " else data[5:]
-        self._byte = end = data_start + len(data) + 2
-        raw = RawEvent(-1, self._line, start, end, t, "event", event, self.last_event_id)
-        self._line += 3
-        self._last = raw
-        self.emitted += 1
-        return SSEItem(raw, value, None, data_start + len(data) - len(value))
+        self._byte, self._line, self.emitted, self._last = byte, lineno, emitted, last
 
     def _skip_overlong(self, term_len: int) -> None:
         size = self._byte_skipped
