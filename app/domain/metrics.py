@@ -101,8 +101,11 @@ def output_tokens(stream: Stream) -> tuple[int | None, str | None]:
     dialect = by_name(stream.dialect) or CHAT
     fallback = None
     # The last usage that has a count (some dialects' counts are cumulative): read from the
-    # end, so a stream that sends usage with every chunk reads one, not all of them.
-    for event in reversed([e for e in stream.events if isinstance(e, Usage)]):
+    # end, so a stream that sends usage with every chunk reads one, not all of them, and one
+    # that sends it last reads a few events.
+    for event in reversed(stream.events):
+        if not isinstance(event, Usage):
+            continue
         count = dialect.usage_counts(event.usage)["output_tokens"]
         if count is None:
             continue

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from .dialects import CHAT, by_name
 from .dialects.base import Dialect
-from .events import Diagnostic, Meta, Payload, StreamError, ToolCallEnd
+from .events import Diagnostic, Event, Meta, Payload, StreamError, ToolCallEnd
 from .metrics import DEFAULT_STALL_MS, compute
 from .normalize import normalized
 from .stream import Stream
@@ -34,8 +35,13 @@ def dialect_of(stream: Stream) -> Dialect:
 def identity(stream: Stream) -> tuple[Any, Any]:
     """The response's id and model as its meta events name them (Gemini: responseId and
     modelVersion); the last model when it changed (a model router)."""
+    return identity_of(stream.events)
+
+
+def identity_of(events: Iterable[Event]) -> tuple[Any, Any]:
+    """``identity`` from the stream's events, or from its meta events alone, in order."""
     found: dict[str, Any] = {}
-    for event in stream.events:
+    for event in events:
         if isinstance(event, Meta):
             for key, alias in (("id", "id"), ("responseId", "id"), ("model", "model")):
                 if event.fields.get(key) not in (None, "") and (
@@ -47,10 +53,13 @@ def identity(stream: Stream) -> tuple[Any, Any]:
     return found.get("id"), found.get("model")
 
 
-def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, Any]:
+def summarize(
+    stream: Stream, stall_ms: float = DEFAULT_STALL_MS, *, with_normalized: bool = True
+) -> dict[str, Any]:
     """``completion`` is the dialect's own final object (for chat completions, a
     ``chat.completion`` with logprobs as fragments: serialise with orjson); ``normalized`` the
-    same shape for every dialect (normalize.py)."""
+    same shape for every dialect (normalize.py), left out when ``with_normalized`` is false
+    (the readable report does not print it)."""
     dialect = dialect_of(stream)
     completion = dialect.assemble(stream.events)
     # The kinds of event the stream holds: a list of a kind it has none of costs no pass.
@@ -84,7 +93,7 @@ def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, A
         "dialect": stream.dialect,
         "dialect_reason": stream.dialect_reason,
         "completion": completion,
-        "normalized": normalized(stream.events, dialect, completion),
+        "normalized": normalized(stream.events, dialect, completion) if with_normalized else None,
         "metrics": compute(stream, stall_ms).to_json(),
         "tool_calls": tool_calls,
         "payloads": payloads,
