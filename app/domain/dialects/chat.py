@@ -39,6 +39,7 @@ class ChatInterpreter(PayloadInterpreter):
         self._extras: dict[str, Any] = {}
         self._usage: Any = None
         self.first_id: str | None = None
+        self.with_logprobs = False  # which way the fast path reads this stream's chunks
         self._id_changes = 0
 
     def payload(self, raw: RawEvent, data: bytes | str, data_offset: int = 0) -> None:

@@ -75,16 +75,19 @@ class _LogprobsChunk(_Chunk, forbid_unknown_fields=True, gc=False):
 
 _decode = msgspec.json.Decoder(_Chunk).decode
 _REFUSED = (msgspec.ValidationError, msgspec.DecodeError)
-_WITH_LOGPROBS = b'"logprobs":{'  # which of the two ways to try first (either one checks all)
 
 
-def _chunk(data: bytes) -> _Chunk | None:
-    """The payload as a chunk of the common shape, or None."""
-    if _WITH_LOGPROBS not in data:
-        try:
-            return _decode(data)
-        except _REFUSED:
-            return None
+def _typed(data: bytes) -> _Chunk | None:
+    """Without logprobs: msgspec reads the payload into the typed structures."""
+    try:
+        return _decode(data)
+    except _REFUSED:
+        return None
+
+
+def _with_logprobs(data: bytes) -> _Chunk | None:
+    """With logprobs: orjson reads the payload (as the full reading does), msgspec checks it.
+    Everything the other way accepts, this one accepts too."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -97,10 +100,24 @@ def _chunk(data: bytes) -> _Chunk | None:
         return None
 
 
+def _chunk(it: ChatInterpreter, data: bytes) -> _Chunk | None:
+    """The payload as a chunk of the common shape, or None. A stream's chunks have one shape:
+    the way that read the last one is tried first (without looking for logprobs in the text),
+    the other one next (the logprobs way accepts all the typed way does, so it is final)."""
+    if it.with_logprobs:
+        return _with_logprobs(data)
+    chunk = _typed(data)
+    if chunk is None:
+        chunk = _with_logprobs(data)
+        if chunk is not None:
+            it.with_logprobs = True
+    return chunk
+
+
 def read_fast(it: ChatInterpreter, raw: RawEvent, data: bytes) -> bool:
     """Read one payload of the common shape (module docstring) into ``it``'s stream; False,
     with nothing recorded, when it is not one."""
-    chunk = _chunk(data)
+    chunk = _chunk(it, data)
     if chunk is None:
         return False
     meta = it.meta
