@@ -217,8 +217,8 @@ class SSEDecoder:
         while i < count:
             line = lines[i]
             if not pending and i + 1 < count and len(line) <= max_line:
-                if line[:5] == b"data:" and not lines[i + 1]:
-                    value = line[6:] if line[5:6] == b" " else line[5:]
+                if not lines[i + 1] and line.startswith(b"data:"):
+                    value = line[6:] if line.startswith(b"data: ") else line[5:]
                     end = byte + len(line) + 2
                     last = RawEvent(-1, lineno, byte, end, t, "event", None, last_id)
                     append(SSEItem(last, value, None, end - 2 - len(value)))
@@ -226,16 +226,16 @@ class SSEDecoder:
                     continue
                 data = lines[i + 1]
                 if (
-                    line[:6] == b"event:"
-                    and data[:5] == b"data:"
+                    line.startswith(b"event:")
+                    and data.startswith(b"data:")
                     and i + 2 < count
                     and not lines[i + 2]
                     and len(data) <= max_line
                 ):
-                    name = line[7:] if line[6:7] == b" " else line[6:]
+                    name = line[7:] if line.startswith(b"event: ") else line[6:]
                     event = names.get(name) or _name(name, names)
                     if event is not None:
-                        value = data[6:] if data[5:6] == b" " else data[5:]
+                        value = data[6:] if data.startswith(b"data: ") else data[5:]
                         end = byte + len(line) + len(data) + 3
                         last = RawEvent(-1, lineno, byte, end, t, "event", event, last_id)
                         append(SSEItem(last, value, None, end - 2 - len(value)))
