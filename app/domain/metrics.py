@@ -103,22 +103,25 @@ def output_tokens(stream: Stream) -> tuple[int | None, str | None]:
     from .dialects import CHAT, by_name
 
     dialect = by_name(stream.dialect) or CHAT
-    usage = fallback = None
-    logprob_tokens = 0
-    for event in stream.events:
-        if isinstance(event, Usage):
-            count = dialect.usage_counts(event.usage)["output_tokens"]
-            if count is None:
-                continue
-            if event.source in FALLBACK_USAGE:
-                fallback = count
-            else:
-                usage = count  # the last one: some dialects' counts are cumulative
-        elif isinstance(event, Logprobs) and event.field == "content":
-            logprob_tokens += event.count
-    usage = usage if usage is not None else fallback
-    if usage is not None:
-        return usage, dialect.output_field
+    fallback = None
+    # The last usage that has a count (some dialects' counts are cumulative): read from the
+    # end, so a stream that sends usage with every chunk reads one, not all of them, and one
+    # that sends it last reads a few events.
+    for event in reversed(stream.events):
+        if not isinstance(event, Usage):
+            continue
+        count = dialect.usage_counts(event.usage)["output_tokens"]
+        if count is None:
+            continue
+        if event.source not in FALLBACK_USAGE:
+            return count, dialect.output_field
+        if fallback is None:
+            fallback = count
+    if fallback is not None:
+        return fallback, dialect.output_field
+    logprob_tokens = sum(
+        e.count for e in stream.events if isinstance(e, Logprobs) and e.field == "content"
+    )
     if logprob_tokens:
         return logprob_tokens, "logprobs.content entries"
     chunks = sum(1 for raw in stream.raw if raw.output)

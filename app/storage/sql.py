@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from .base import CaptureRecord, NewCapture, hash_token, new_id, new_token, token_matches
+from .markers import MARKERS_SCHEMA, MarkerSQL
 from .rooms import ROOMS_SCHEMA, RoomsSQL
 
 COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect"
@@ -50,7 +51,7 @@ CREATE INDEX IF NOT EXISTS captures_expires ON captures(expires);
 """
 
 
-class SQLStore(RoomsSQL):
+class SQLStore(MarkerSQL, RoomsSQL):
     """Subclasses provide ``_connect()``, ``_transaction(db)``, ``PLACEHOLDER`` and ``BLOB``."""
 
     PLACEHOLDER = "?"
@@ -60,7 +61,7 @@ class SQLStore(RoomsSQL):
         self._local = threading.local()
         self._connections: list[Any] = []
         self._lock = threading.Lock()
-        self._create_schema(SCHEMA.replace("{blob}", self.BLOB) + ROOMS_SCHEMA)
+        self._create_schema(SCHEMA.replace("{blob}", self.BLOB) + MARKERS_SCHEMA + ROOMS_SCHEMA)
 
     # ------------------------------------------------------------------ backend hooks
     def _connect(self) -> Any:
@@ -198,6 +199,7 @@ class SQLStore(RoomsSQL):
             if not token_matches(token, record.delete_hash):
                 raise PermissionError("wrong or missing delete token")
             self._run(db, "DELETE FROM capture_parts WHERE capture_id = ?", (capture_id,))
+            self._run(db, "DELETE FROM capture_markers WHERE capture_id = ?", (capture_id,))
             self._run(db, "DELETE FROM captures WHERE id = ?", (capture_id,))
         return True
 
@@ -206,6 +208,7 @@ class SQLStore(RoomsSQL):
         with self._tx() as db:
             expired = "SELECT id FROM captures WHERE expires IS NOT NULL AND expires <= ?"
             self._run(db, f"DELETE FROM capture_parts WHERE capture_id IN ({expired})", (now,))
+            self._run(db, f"DELETE FROM capture_markers WHERE capture_id IN ({expired})", (now,))
             return self._run(
                 db, "DELETE FROM captures WHERE expires IS NOT NULL AND expires <= ?", (now,)
             ).rowcount
