@@ -3,7 +3,7 @@
 A room is made for a demo (``POST /api/rooms``) on ``streamscope serve --production``; the
 presenter joins with its key and every viewer joins the room (each gets the capture replayed,
 as a page does); then the presenter sends ``count`` actions at ``rate`` per second (seek, step,
-play, pause, speed, token, in turn). A mirrored action's lateness is the viewer's receipt of
+play, pause, speed, token, tool, theme, zoom, in turn). A mirrored action's lateness is the viewer's receipt of
 its ``mirror`` (``time.time()`` when ``recv()`` returned) minus the presenter's send
 (``time.time()`` just before ``send()``): same machine, same clock. Baseline: one viewer, same
 server, a room of its own. Clients: the ``websockets`` library, 1-2 processes on the same cores.

@@ -19,6 +19,7 @@ STATE: dict[str, Any] = {
     "token": None,
     "tool": None,
     "theme": None,
+    "zoom": 1,
 }
 
 

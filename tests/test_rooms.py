@@ -4,20 +4,24 @@ rooms and checks every presenter message (docs/teaching.md, docs/security.md "Pr
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
 import uuid
+from pathlib import Path
 
 import pytest
 
 from app.protocol import ProtocolError
 from app.rooms.bus import LocalBus, Mirror
 from app.rooms.service import RoomRefused, RoomService
-from app.rooms.state import advance, parse_state
+from app.rooms.state import THEMES, ZOOMS, advance, parse_action, parse_state
 from app.settings import load
 from app.storage import NewCapture, open_store
 from app.storage.rooms import ROOM_IDLE_S
 from app.web.admission import Admission
 from app.web.errors import RateLimited
+from app.web.pages import THEMES as page_themes
 
 from .postgres_server import PostgresServer, binaries
 
@@ -29,6 +33,7 @@ STATE = {
     "token": {"lane": "text", "choice": 0, "token": 2},
     "tool": {"stream": 0, "choice": 0, "call": 1},
     "theme": "dark",
+    "zoom": 1,
 }
 
 
@@ -75,6 +80,23 @@ def test_a_whole_state_is_taken_and_normalised():
     assert lane["token"] == {"lane": "text", "choice": 1, "token": 0}
 
 
+def test_the_projector_settings_are_mirrored_too():
+    """The high-contrast theme and the text size (docs/teaching.md, "Presentation mode")."""
+    projector = parse_state({**STATE, "theme": "contrast", "zoom": 2.5})
+    assert projector["theme"] == "contrast" and projector["zoom"] == 2.5
+    assert parse_action("zoom") == "zoom"
+
+
+def test_the_room_knows_the_themes_and_text_sizes_the_page_has():
+    """One list each in the page (static/js/share.js, zoom.js) and the room's check."""
+    root = Path(__file__).resolve().parent.parent / "static" / "js"
+    themes = re.search(r"THEMES = Object.freeze\(\[(.*?)\]\)", (root / "share.js").read_text())
+    zooms = re.search(r"ZOOMS = Object.freeze\(\[(.*?)\]\)", (root / "zoom.js").read_text())
+    assert themes and zooms
+    assert tuple(json.loads(f"[{themes[1]}]")) == THEMES == page_themes
+    assert tuple(float(z) for z in json.loads(f"[{zooms[1]}]")) == ZOOMS
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
@@ -88,6 +110,10 @@ def test_a_whole_state_is_taken_and_normalised():
         ({"cursor": -2}, "state.cursor"),
         ({"cursor": 1.5}, "state.cursor"),
         ({"theme": "<b>"}, "state.theme"),
+        ({"zoom": 7}, "state.zoom"),
+        ({"zoom": "2"}, "state.zoom"),
+        ({"zoom": True}, "state.zoom"),
+        ({"zoom": None}, "state.zoom"),
         ({"token": {"lane": "html", "choice": 0, "token": 0}}, "state.token.lane"),
         ({"token": {"choice": 0, "token": 0, "extra": 1}}, "state.token"),
         ({"token": {"choice": 0}}, "state.token.token"),
@@ -106,6 +132,7 @@ def test_each_bad_field_is_refused_by_name(change, field):
 def test_a_state_with_a_missing_or_an_extra_field_is_refused():
     for bad in (
         {k: v for k, v in STATE.items() if k != "theme"},
+        {k: v for k, v in STATE.items() if k != "zoom"},
         {**STATE, "html": "<i>"},
         [],
         None,

@@ -104,6 +104,8 @@ def test_every_presenter_action_reaches_every_viewer_and_a_forged_one_reaches_no
             ("token", {**STATE, "token": {"lane": "text", "choice": 0, "token": 0}}),
             ("tool", {**STATE, "tool": {"stream": 0, "choice": 0, "call": 1}}),
             ("theme", {**STATE, "theme": "dark"}),
+            ("theme", {**STATE, "theme": "contrast"}),
+            ("zoom", {**STATE, "theme": "contrast", "zoom": 2}),
         ]
         for seq, (action, state) in enumerate(actions, start=1):
             presenter.present(state, action)
@@ -250,6 +252,12 @@ def test_what_a_room_may_cost_is_capped(tmp_path):
         full = Member(server.port, room["room"])
         assert full.error["code"] == "room_full"
         full.close()
+        for i in range(10):  # a viewer's flood of forged presenter messages: the burst is
+            viewer.present({**STATE, "t": float(i)}, key="forged")  # checked, the rest not read
+        codes = [m["code"] for m in viewer.messages(1.0) if m["type"] == "error"]
+        assert len(codes) == 10 and set(codes) == {"not_presenter", "rate_limited"}, codes
+        assert 4 <= codes.count("not_presenter") <= 6, codes
+        # ...and it cost the presenter nothing: the room's own burst is whole.
         for i in range(10):  # a flood: the burst (twice the rate) goes through, the rest not
             presenter.present({**STATE, "t": float(i)})
         got = presenter.messages(1.5)

@@ -42,7 +42,9 @@ class Created:
     key: str
 
 
-class _Bucket:
+class Bucket:
+    """A token bucket: ``rate`` a second, a burst of twice that."""
+
     def __init__(self, rate: float, now: float) -> None:
         self.rate, self.burst = rate, max(1.0, 2 * rate)
         self.tokens, self.stamp = self.burst, now
@@ -71,7 +73,7 @@ class RoomService:
         self.settings = settings
         self.recording = recording  # is this capture a live run still streaming?
         self.clock = clock
-        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+        self._buckets: OrderedDict[str, Bucket] = OrderedDict()
         self._touched: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -172,7 +174,7 @@ class RoomService:
         with self._lock:
             bucket = self._buckets.get(room_id)
             if bucket is None:
-                bucket = _Bucket(self.settings.room_rate, now)
+                bucket = Bucket(self.settings.room_rate, now)
             self._remember(self._buckets, room_id, bucket)
             return bucket.take(now)
 

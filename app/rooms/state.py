@@ -13,13 +13,14 @@ from typing import Any
 
 from ..protocol import ProtocolError
 
-ACTIONS = ("play", "pause", "seek", "step", "speed", "token", "tool", "theme")
+ACTIONS = ("play", "pause", "seek", "step", "speed", "token", "tool", "theme", "zoom")
 SPEEDS: tuple[float | str, ...] = (0.25, 0.5, 1, 1.5, 2, 3, 5, 10, "max")
 LANES = ("text", "reasoning", "refusal")
-THEMES = ("light", "dark")
+THEMES = ("light", "dark", "contrast")  # as the theme switch has them (static/js/share.js)
+ZOOMS: tuple[float, ...] = (1, 1.25, 1.5, 2, 2.5, 3)  # the text sizes (static/js/zoom.js)
 MAX_T_MS = 1e9  # about eleven days of media time
 MAX_INDEX = 10_000_000  # events, tokens, streams, choices, calls, blocks
-FIELDS = ("playing", "t", "cursor", "speed", "token", "tool", "theme")
+FIELDS = ("playing", "t", "cursor", "speed", "token", "tool", "theme", "zoom")
 
 
 def bad(message: str) -> ProtocolError:
@@ -60,7 +61,10 @@ def parse_state(value: Any) -> dict[str, Any]:
         raise bad(f"state.speed must be one of {', '.join(map(str, SPEEDS))}")
     theme = value["theme"]
     if theme is not None and theme not in THEMES:
-        raise bad("state.theme must be null, light or dark")
+        raise bad(f"state.theme must be null or one of {', '.join(THEMES)}")
+    zoom = value["zoom"]
+    if isinstance(zoom, bool) or zoom not in ZOOMS:
+        raise bad(f"state.zoom must be one of {', '.join(map(str, ZOOMS))}")
     return {
         "playing": playing,
         "t": float(t),
@@ -69,6 +73,7 @@ def parse_state(value: Any) -> dict[str, Any]:
         "token": _token(value["token"]),
         "tool": _tool(value["tool"]),
         "theme": theme,
+        "zoom": zoom,
     }
 
 

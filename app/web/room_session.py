@@ -11,10 +11,12 @@ included, so that the writer's frames and ours never interleave on the socket.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import ProtocolError, encode
+from ..rooms.service import Bucket
 from ..settings import Settings
 from ..storage.rooms import RoomRecord
 from .errors import StreamscopeError
@@ -119,12 +121,18 @@ class RoomViewing:
             writer.poke()
 
         self._send = through_writer  # from now on the writer sends everything (module doc)
+        # A page's own presenter messages, checked or not, at the room's rate: a viewer
+        # forging them cannot make the server read the store faster than that.
+        sends = Bucket(self.settings.room_rate, time.monotonic())
         try:
             while not follower.done.is_set():
                 message = self._next(ROOM_TICK)
                 if message is None:
                     continue
                 if message["type"] == "present":
+                    if not sends.take(time.monotonic()):
+                        self._error("rate_limited", self._too_fast())
+                        continue
                     try:
                         rooms.present(room_id, message)
                     except ProtocolError as exc:
@@ -137,3 +145,9 @@ class RoomViewing:
             follower.leave()
         if follower.dropped:
             raise OSError("dropped: the page stopped reading")
+
+    def _too_fast(self) -> str:
+        return (
+            f"this page sent more than {self.settings.room_rate:g} presenter messages a second "
+            "(STREAMSCOPE_ROOM_RATE); this one was not read"
+        )

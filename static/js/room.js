@@ -1,6 +1,6 @@
 // A presenter room's page (docs/teaching.md). Everyone in the room plays the same capture;
 // the presenter's page (its link carries the key) sends its state whenever it changes (play,
-// pause, seek, step, speed, the selected token and tool call, the theme), and every viewer's
+// pause, seek, step, speed, the selected token and tool call, the theme, the text size), and every viewer's
 // page is brought to each state it is sent. A late joiner gets the current state with the
 // capture; a viewer may explore alone (any use of the transport does it too) and follow the
 // presenter again with one click.
@@ -8,6 +8,7 @@
 import { State } from "./player.js";
 import { actionFor, stateOf, Throttle } from "./roomstate.js";
 import { applyTheme, currentTheme } from "./theme.js";
+import { applyZoom } from "./zoom.js";
 
 const TRANSPORT_KEYS = new Set([" ", "ArrowLeft", "ArrowRight", "Home", "End", "<", ">"]);
 const FORM_FIELDS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
@@ -102,6 +103,9 @@ export class Room {
       applyTheme(state.theme);
       const themeSwitch = document.querySelector('[data-testid="theme-switch"]');
       if (themeSwitch) themeSwitch.value = state.theme ?? "auto";
+      applyZoom(String(state.zoom));
+      const zoomSwitch = this.root.querySelector('[data-testid="player-zoom"]');
+      if (zoomSwitch) zoomSwitch.value = String(state.zoom);
       if (player.speed !== state.speed) player.setSpeed(state.speed);
       if (state.playing && state.t < timeline.duration) {
         player.seek(state.t);
@@ -186,7 +190,8 @@ export class Room {
   _state() {
     const ref = this.tokenOpen ? this.page.selection.ref() : null;
     const token = ref && ref.token >= 0 ? ref : null;
-    return stateOf(this.page.player, { token, tool: this.tool, theme: currentTheme() });
+    const zoom = Number(document.documentElement.dataset.zoom ?? "1");
+    return stateOf(this.page.player, { token, tool: this.tool, theme: currentTheme(), zoom });
   }
 
   _changed() {
@@ -219,7 +224,7 @@ export class Room {
       this._showToken(null);
       this._changed();
     });
-    new MutationObserver(() => this._changed()).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+    new MutationObserver(() => this._changed()).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme", "data-zoom"] });
     // A step is sent as one (a seek otherwise); a viewer who touches the transport explores alone.
     this.root.addEventListener(
       "click",

@@ -1,12 +1,13 @@
 // What a presenter room mirrors (docs/protocol.md `present`, docs/teaching.md), DOM-free: the
 // state read from a player, the action that changed it, and when to send it.
 
-export const FIELDS = Object.freeze(["playing", "t", "cursor", "speed", "token", "tool", "theme"]);
+export const FIELDS = Object.freeze(["playing", "t", "cursor", "speed", "token", "tool", "theme", "zoom"]);
 export const SEND_EVERY_MS = 50; // a presenter sends at most one state per this (the server allows 20/s)
 
 /** The state of a player page: `player` (player.js), the selected token ({lane, choice,
- * token} or null), the selected tool call, the theme. The time is whole ms. */
-export function stateOf(player, { token = null, tool = null, theme = null } = {}) {
+ * token} or null), the selected tool call, the theme, the text size (a number: 1, 1.25, ...,
+ * zoom.js). The time is whole ms. */
+export function stateOf(player, { token = null, tool = null, theme = null, zoom = 1 } = {}) {
   const playing = player.state === "playing";
   return {
     playing,
@@ -16,6 +17,7 @@ export function stateOf(player, { token = null, tool = null, theme = null } = {}
     token,
     tool,
     theme,
+    zoom,
   };
 }
 
@@ -30,6 +32,7 @@ export function actionFor(before, after, hint = null) {
   if (before.playing !== after.playing) return after.playing ? "play" : "pause";
   if (before.speed !== after.speed) return "speed";
   if (before.theme !== after.theme) return "theme";
+  if (before.zoom !== after.zoom) return "zoom";
   if (!same(before.token, after.token)) return "token";
   if (!same(before.tool, after.tool)) return "tool";
   // While playing, the player says nothing unless it was moved (a seek, a step, a loop).

@@ -1,6 +1,6 @@
 """Presenter rooms in Chromium: a presenter and three viewers in one browser, each action
 mirrored (play, pause, seek, speed, step, the selected token with its popover, the selected
-tool call, the theme), a late joiner, exploring alone and following again, a viewer's forged
+tool call, the theme with high contrast, the text size), a late joiner, exploring alone and following again, a viewer's forged
 presenter message refused, and Present on a demo, an upload and a live run."""
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ SNAPSHOT = """(() => {
     cursor: s.player.state === 'playing' ? null : s.player.cursor,
     speed: s.player.speed,
     theme: document.documentElement.dataset.theme ?? null,
+    zoom: document.documentElement.dataset.zoom ?? null,
+    zoomControl: document.querySelector('[data-testid=player-zoom]').value,
     token: s.selection.span && s.selection.span.isConnected && s.selection.span.classList.contains('selected') ? s.selection.ref() : null,
     popover: popover.hidden ? null : popover.textContent,
     tools: [...document.querySelectorAll('[data-testid=tool-call].selected')].map(c => [c.closest('[data-testid=choice]').dataset.choice, c.dataset.call]),
@@ -111,11 +113,14 @@ def test_a_presenter_and_three_viewers_each_action_mirrored(page, context, serve
         "step back": lambda: page.get_by_test_id("player-step-back").click(),
         "speed": lambda: page.get_by_test_id("player-speed").select_option("0.25"),
         "theme": lambda: page.get_by_test_id("theme-switch").select_option("dark"),
+        "zoom": lambda: page.get_by_test_id("player-zoom").select_option("1.5"),
+        "contrast": lambda: page.get_by_test_id("theme-switch").select_option("contrast"),
     }
     for name, action in steps.items():
         shown = act_and_check(page, viewers, action)
         assert shown["state"] == "paused", name
-    assert shown["speed"] == 0.25 and shown["theme"] == "dark"
+    assert shown["speed"] == 0.25 and shown["theme"] == "contrast"
+    assert shown["zoom"] == "1.5" and shown["zoomControl"] == "1.5"
     # Play (from the start, at 0.25x: 12 s before the end): every viewer plays too; pause:
     # every viewer stops on the presenter's exact screen.
     act_and_check(page, viewers, lambda: page.get_by_test_id("player-start").click())
@@ -195,6 +200,7 @@ def test_tool_calls_late_joiners_exploring_alone_and_a_forged_message(page, cont
         "token": None,
         "tool": None,
         "theme": "dark",
+        "zoom": 3,
     }
     forger.evaluate(
         f"window.streamscope.send('present', {json.dumps({'key': 'forged', 'action': 'seek', 'state': state})})"
@@ -206,6 +212,7 @@ def test_tool_calls_late_joiners_exploring_alone_and_a_forged_message(page, cont
     for other in [page, *viewers[:2], late]:
         assert seq(other) == before
         assert other.evaluate("document.documentElement.dataset.theme") == "light"
+        assert other.evaluate("document.documentElement.dataset.zoom") is None
     for viewer in [*viewers, late]:
         viewer.errors.check()
 

@@ -6,13 +6,14 @@ import { actionFor, stateOf, Throttle } from "../../static/js/roomstate.js";
 const player = (state, time, cursor, speed = 1) => ({ state, time: () => time, cursor, speed });
 
 test("a player's state: the exact cursor when paused, the clock's time when playing", () => {
-  assert.deepEqual(stateOf(player(State.PAUSED, 1234.4, 7)), { playing: false, t: 1234, cursor: 7, speed: 1, token: null, tool: null, theme: null });
-  const playing = stateOf(player(State.PLAYING, 80.6, 3, 2), { token: { lane: "text", choice: 0, token: 4 }, theme: "dark" });
+  assert.deepEqual(stateOf(player(State.PAUSED, 1234.4, 7)), { playing: false, t: 1234, cursor: 7, speed: 1, token: null, tool: null, theme: null, zoom: 1 });
+  const playing = stateOf(player(State.PLAYING, 80.6, 3, 2), { token: { lane: "text", choice: 0, token: 4 }, theme: "contrast", zoom: 2 });
   assert.equal(playing.playing, true);
   assert.equal(playing.cursor, null);
   assert.equal(playing.t, 81);
   assert.deepEqual(playing.token, { lane: "text", choice: 0, token: 4 });
-  assert.equal(playing.theme, "dark");
+  assert.equal(playing.theme, "contrast");
+  assert.equal(playing.zoom, 2);
 });
 
 test("each change is named by the action that made it", () => {
@@ -22,6 +23,8 @@ test("each change is named by the action that made it", () => {
   assert.equal(actionFor({ ...paused, playing: true, cursor: null }, paused), "pause");
   assert.equal(actionFor(paused, { ...paused, speed: 2 }), "speed");
   assert.equal(actionFor(paused, { ...paused, theme: "light" }), "theme");
+  assert.equal(actionFor(paused, { ...paused, theme: "contrast" }), "theme");
+  assert.equal(actionFor(paused, { ...paused, zoom: 1.5 }), "zoom");
   assert.equal(actionFor(paused, { ...paused, token: { lane: "text", choice: 0, token: 1 } }), "token");
   assert.equal(actionFor(paused, { ...paused, tool: { stream: 0, choice: 0, call: 1 } }), "tool");
   assert.equal(actionFor(paused, { ...paused, cursor: 5, t: 300 }), "seek");

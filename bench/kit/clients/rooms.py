@@ -16,7 +16,8 @@ import orjson
 from kit.clients import Clock, describe, emit, stdin_line, ws_connect
 from kit.clients.live import Attach
 
-ACTIONS = ("seek", "step", "play", "pause", "speed", "token")
+ACTIONS = ("seek", "step", "play", "pause", "speed", "token", "tool", "theme", "zoom")
+THEMES = (None, "light", "dark", "contrast")
 
 
 def action(i: int) -> tuple[str, dict[str, Any]]:
@@ -29,8 +30,9 @@ def action(i: int) -> tuple[str, dict[str, Any]]:
         "cursor": None if playing else i % 25,
         "speed": 2 if name == "speed" else 1,
         "token": {"lane": "text", "choice": 0, "token": i % 5} if name == "token" else None,
-        "tool": None,
-        "theme": "dark" if i % 2 else None,
+        "tool": {"stream": 0, "choice": 0, "call": i % 2} if name == "tool" else None,
+        "theme": THEMES[(i // len(ACTIONS)) % len(THEMES)],
+        "zoom": 1.5 if name == "zoom" else 1,
     }
     return name, state
 
