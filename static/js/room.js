@@ -8,14 +8,16 @@
 import { State } from "./player.js";
 import { actionFor, stateOf, Throttle } from "./roomstate.js";
 import { applyTheme, currentTheme } from "./theme.js";
+import { apiMarkers } from "./views/markers.js";
 import { applyZoom } from "./zoom.js";
 
-const TRANSPORT_KEYS = new Set([" ", "ArrowLeft", "ArrowRight", "Home", "End", "<", ">"]);
+const TRANSPORT_KEYS = new Set([" ", "ArrowLeft", "ArrowRight", "Home", "End", "<", ">", "[", "]"]); // "[", "]": markers
 const FORM_FIELDS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
 // What in the transport moves the player (a viewer touching it explores alone); not the view
 // options, the link or the help.
 const MOVES = '[data-action], [data-testid="player-seek"], [data-testid="player-speed"], [data-testid="player-loop"]';
 const NOT_MOVES = '[data-action="copy-link"], [data-action="help"]';
+const MARKER = "button[data-marker-id]"; // a chart flag or a chapter: jumps to its marker
 
 /** The tool call a card shows, as a room names it (or null for an element that is none). */
 export function toolRef(card) {
@@ -64,6 +66,8 @@ export class Room {
     link.href = message.viewer_url;
     link.textContent = new URL(message.viewer_url, location.href).href;
     this.q("room-share").hidden = this.role !== "presenter";
+    // A stored capture's markers show in its rooms (read only: the room has no delete token).
+    if (message.source?.capture && !this.page.markers.source) this.page.markers.useSource(apiMarkers(message.source.capture, null));
     this._show();
     if (this.key && !message.presenter) this.page.say("The key in this link does not present this room: you are watching it.", "warning");
     if (!this.loaded) return;
@@ -245,6 +249,13 @@ export class Room {
       true,
     );
     this.root.querySelector('[data-testid="timeline-chart"]').addEventListener("pointerdown", alone, true);
+    this.root.addEventListener(
+      "click",
+      (event) => {
+        if (event.target.closest(MARKER)) alone(event); // by pointer or by keyboard
+      },
+      true,
+    );
     document.addEventListener(
       "keydown",
       (event) => {

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.request
 
 from ..helpers import corpus
 from ..test_api import upload
@@ -249,3 +250,40 @@ def test_present_on_an_upload_and_on_a_live_run(page, server, fake, context):
     assert live.get_by_test_id("choice-text").first.text_content() == recorded
     live.errors.check()
     viewer.errors.check()
+
+
+def test_markers_in_a_room_the_presenters_jumps_mirrored_a_viewers_own_is_exploring(
+    page, context, server
+):
+    status, answer = upload(
+        server, corpus("openai-gpt4o-tool-parallel.sse"), title="Markers for a class"
+    )
+    assert status == 201
+    body = json.dumps({"t": 0.5, "label": "Look here"}).encode()
+    request = urllib.request.Request(
+        f"{server.url}/api/captures/{answer['id']}/markers",
+        data=body,
+        method="POST",
+        headers={"Content-Type": "application/json", "X-Delete-Token": answer["delete_token"]},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 201
+    link = present_from(page, server, f"/c/{answer['id']}")
+    viewers = open_viewers(context, server, link, 2)
+    for member in [page, *viewers]:  # the capture's own markers, read only, on every screen
+        wait_until(member, "document.querySelector('#player').dataset.markers === 'ready'")
+        assert member.locator('.seek-markers [data-kind="user"]').count() == 1
+        assert member.get_by_test_id("marker-form").is_hidden()
+    page.get_by_test_id("player-start").click()
+    shown = act_and_check(page, viewers, lambda: page.keyboard.press("]"))
+    assert shown["state"] == "paused"
+    # A viewer's own jump to a marker, by key or in the chapter list, is exploring alone.
+    viewers[0].keyboard.press("]")
+    assert viewers[0].get_by_test_id("room-bar").get_attribute("data-following") == "false"
+    viewers[1].locator('[data-testid="chapter"][data-kind="user"] button').click()
+    assert viewers[1].get_by_test_id("room-bar").get_attribute("data-following") == "false"
+    for viewer in viewers:
+        viewer.get_by_test_id("room-rejoin").click()
+    act_and_check(page, viewers, lambda: page.keyboard.press("]"))
+    for viewer in viewers:
+        viewer.errors.check()
