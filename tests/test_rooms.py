@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 import uuid
 from pathlib import Path
 
 import pytest
 
 from app.protocol import ProtocolError
-from app.rooms.bus import LocalBus, Mirror
+from app.rooms.bus import LocalBus, Mirror, RoomBus
 from app.rooms.service import RoomRefused, RoomService
 from app.rooms.state import THEMES, ZOOMS, advance, parse_action, parse_state
 from app.settings import load
@@ -149,24 +150,87 @@ def test_a_playing_state_moves_on_with_the_time_since_it_was_sent():
 
 
 # ---------------------------------------------------------------------- the bus
-def test_the_bus_numbers_states_in_order_and_hands_them_to_listeners():
-    bus = LocalBus()
+# The contract every RoomBus keeps (docs/scaling.md, "Presenter rooms"): a bus on another
+# transport (issue 15's Redis) adds itself to BUSES and must pass these unchanged. Its
+# listeners may be called from another thread, later: `heard` is awaited, never assumed.
+BUSES = {"local": LocalBus}
+
+
+@pytest.fixture(params=sorted(BUSES))
+def bus(request):
+    return BUSES[request.param]()
+
+
+def eventually(check, seconds: float = 5.0) -> bool:
+    """``check()`` once it is true, or its last answer after ``seconds`` (a bound, not a
+    timing: an in-process bus answers at once)."""
+    deadline = time.monotonic() + seconds
+    while not check() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return bool(check())
+
+
+def test_the_bus_numbers_states_in_order_and_hands_them_to_listeners(bus):
+    room = unique()
     heard: list[int] = []
-    stop = bus.subscribe("r", lambda mirror: heard.append(mirror.seq))
-    assert [bus.publish("r", "seek", STATE, 1.0).seq for _ in range(3)] == [1, 2, 3]
-    assert heard == [1, 2, 3]
+    stop = bus.subscribe(room, lambda mirror: heard.append(mirror.seq))
+    assert [bus.publish(room, "seek", STATE, 1.0).seq for _ in range(3)] == [1, 2, 3]
+    assert eventually(lambda: heard == [1, 2, 3])
     stop()
-    bus.publish("r", "seek", STATE, 1.0)
-    assert heard == [1, 2, 3]
-    assert bus.latest("r").seq == 4 and bus.latest("other") is None
+    bus.publish(room, "seek", STATE, 1.0)
+    assert bus.latest(room).seq == 4 and bus.latest(unique()) is None
+    assert heard == [1, 2, 3], "an unsubscribed listener heard on"
 
 
-def test_a_seeded_bus_numbers_on_from_the_store_and_never_goes_back():
-    bus = LocalBus()
-    bus.seed(Mirror("r", 41, "pause", STATE, 0.0))
-    assert bus.publish("r", "play", STATE, 1.0).seq == 42
-    bus.seed(Mirror("r", 5, "pause", STATE, 0.0))  # older than what it has: ignored
-    assert bus.latest("r").seq == 42
+def test_each_listener_hears_its_own_room_only_and_the_mirror_whole(bus):
+    rooms = unique(), unique()
+    heard: dict[str, list] = {room: [] for room in rooms}
+    for room in rooms:
+        bus.subscribe(room, heard[room].append)
+    first = bus.publish(rooms[0], "tool", STATE, 12.5)
+    bus.publish(rooms[1], "theme", {**STATE, "theme": "contrast"}, 13.0)
+    assert eventually(lambda: all(len(h) == 1 for h in heard.values()))
+    assert heard[rooms[0]] == [first]
+    assert (first.room, first.seq, first.action, first.state, first.at) == (
+        rooms[0],
+        1,
+        "tool",
+        STATE,
+        12.5,
+    )
+    assert heard[rooms[1]][0].state["theme"] == "contrast"
+    assert json.loads(first.message()) == {
+        "type": "mirror",
+        "room": rooms[0],
+        "seq": 1,
+        "action": "tool",
+        "state": STATE,
+    }
+
+
+def test_a_seeded_bus_numbers_on_from_the_store_and_never_goes_back(bus):
+    room = unique()
+    bus.seed(Mirror(room, 41, "pause", STATE, 0.0))
+    assert bus.publish(room, "play", STATE, 1.0).seq == 42
+    bus.seed(Mirror(room, 5, "pause", STATE, 0.0))  # older than what it has: ignored
+    assert bus.latest(room).seq == 42
+
+
+def test_a_forgotten_room_has_no_state(bus):
+    room = unique()
+    bus.publish(room, "seek", STATE, 0.0)
+    bus.forget(room)
+    assert bus.latest(room) is None
+
+
+def test_the_bus_interface_is_the_one_scaling_md_documents():
+    """docs/scaling.md's table names every RoomBus operation, and only those."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "scaling.md").read_text()
+    section = doc[doc.index("### Presenter rooms") :]
+    documented = set(re.findall(r"^\| `(\w+)\(", section, re.M))
+    interface = {name for name in vars(RoomBus) if not name.startswith("_")}
+    assert documented == interface
+    assert all(callable(getattr(LocalBus, name)) for name in interface)
 
 
 def test_the_bus_forgets_the_least_recent_rooms_nobody_follows():
