@@ -14,11 +14,13 @@ import { applyTheme, currentTheme } from "./theme.js";
 import { Timeline } from "./timeline.js";
 import { Popover } from "./views/popover.js";
 import { parseSpeed, Transport } from "./views/transport.js";
+import { bindZoom } from "./zoom.js";
 
 const root = document.getElementById("compare");
 const q = (id) => root.querySelector(`[data-testid="${id}"]`);
 const wanted = readState(location.search);
 if (wanted.theme) applyTheme(wanted.theme);
+bindZoom(q("player-zoom"), location.search); // the text size, for a projector (docs/teaching.md)
 const status = new StatusLine(q("player-status"), q("player-alert"));
 const popoverRoot = q("token-popover");
 const NO_RAW_VIEW = { select() {} };

@@ -114,6 +114,17 @@ def test_two_choices_of_one_capture(page, server, shot):
     shot(page, "compare-two-choices")
 
 
+def test_the_text_size_control_and_the_contrast_theme_work_on_compare(page, server):
+    """Presentation mode (docs/teaching.md) on the compare page too: its transport's text-size
+    control and ?zoom=, and ?theme=contrast."""
+    open_compare(page, server, "/compare/demos/plain-text/demos/reasoning?zoom=1.5&theme=contrast")
+    root = "document.documentElement.dataset"
+    assert page.evaluate(f"[{root}.zoom, {root}.theme]") == ["1.5", "contrast"]
+    assert page.get_by_test_id("player-zoom").input_value() == "1.5"
+    page.get_by_test_id("player-zoom").select_option("2.5")
+    assert page.evaluate(f"{root}.zoom") == "2.5"
+
+
 def test_dialects_compare_with_each_other(page, server):
     open_compare(page, server, "/compare/demos/anthropic-web-search/demos/gemini-code-execution")
     check_table(page, ("anthropic-web-search", 0), ("gemini-code-execution", 0))
