@@ -8,6 +8,13 @@ import { Room } from "./room.js";
 const root = document.getElementById("player");
 const bar = document.querySelector('[data-testid="room-bar"]');
 const key = new URLSearchParams(location.hash.slice(1)).get("key");
+// A room shows where the presenter is: a marker's link (?m=, its chapter list makes them) does
+// not move a page that follows.
+const here = new URL(location.href);
+if (here.searchParams.has("m")) {
+  here.searchParams.delete("m");
+  history.replaceState(history.state, "", here);
+}
 let room = null;
 const page = mountPlayer(root, { onMessage: (message) => room?.message(message) });
 room = new Room(root, bar, page, { room: root.dataset.sourceId, key });

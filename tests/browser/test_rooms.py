@@ -9,6 +9,8 @@ import json
 import time
 import urllib.request
 
+from app.demos import find
+
 from ..helpers import corpus
 from ..test_api import upload
 from .conftest import watch
@@ -287,3 +289,21 @@ def test_markers_in_a_room_the_presenters_jumps_mirrored_a_viewers_own_is_explor
     act_and_check(page, viewers, lambda: page.keyboard.press("]"))
     for viewer in viewers:
         viewer.errors.check()
+
+
+def test_a_marker_link_into_a_room_lands_where_the_presenter_is(page, context, server):
+    status, answer = upload(server, find("plain-text").read_bytes(), title="Text for a class")
+    assert status == 201
+    link = present_from(page, server, f"/c/{answer['id']}")  # a capture: its markers load later
+    act_and_check(page, [], lambda: page.get_by_test_id("player-end").click())
+    viewer = context.new_page()
+    viewer.errors = watch(viewer)
+    viewer.goto(f"{server.url}{link}?m=auto-0-first-token")
+    joined(viewer, "viewer")
+    wait_until(viewer, "document.querySelector('#player').dataset.markers === 'ready'")
+    wait_until(viewer, f"document.querySelector('#player').dataset.roomApplied === '{seq(page)}'")
+    viewer.wait_for_timeout(300)  # a jump to the marker would come after the state
+    assert snapshot(viewer) == snapshot(page)
+    assert viewer.get_by_test_id("room-bar").get_attribute("data-following") == "true"
+    assert "m=" not in viewer.url
+    viewer.errors.check()
