@@ -128,7 +128,13 @@ def test_a_document_is_built_and_each_form_compressed_once_however_many_ask_at_o
         return real(body, coding)
 
     monkeypatch.setattr(codings, "compress", counting)
-    capture_id = stored(app, "openai-gpt4o-long-content.sse")
+    # Large enough that reading it takes a while: the viewers arrive while it is being read.
+    chunk = 'data: {{"id":"c","object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"content":"w{} "}}}}]}}\n\n'
+    data = "".join(chunk.format(i) for i in range(20_000)).encode() + b"data: [DONE]\n\n"
+    record, _ = services_of(app).store.add(
+        NewCapture(data=data, title="big", format="sse", streams=1)
+    )
+    capture_id = record.id
     url = f"/api/captures/{capture_id}/timeline"
     answers: list[tuple[int, str, bytes]] = []
     start = threading.Barrier(24)
