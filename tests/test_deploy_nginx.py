@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -225,6 +226,31 @@ def test_pages_timelines_websockets_and_healthz_through_nginx(deployment):
     # Both processes served requests.
     for server in servers:
         assert '"path": "/healthz"' in server.log() or '"path": "/c/' in server.log()
+
+
+def test_viewers_opening_one_capture_at_once_cost_the_processes_one_request(deployment):
+    nginx, servers = deployment
+    if nginx.process is None:
+        nginx.start()
+    answer = upload(nginx.port, "openai-gpt4o-long-content.sse")
+    page = get(nginx.port, f"/c/{answer['id']}")[2]
+    url = re.search(rb'data-timeline-url="([^"]+)"', page).group(1).decode()
+    statuses: list[tuple[int, str]] = []
+    start = threading.Barrier(20)
+
+    def viewer() -> None:
+        start.wait()
+        status, headers, _ = get(nginx.port, url, **{"Accept-Encoding": "gzip, deflate, br, zstd"})
+        statuses.append((status, headers["x-cache-status"]))
+
+    threads = [threading.Thread(target=viewer) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(statuses) == 20 and {s for s, _ in statuses} == {200}
+    path = f'"path": "/api/captures/{answer["id"]}/timeline"'
+    assert sum(server.log().count(path) for server in servers) == 1, statuses
 
 
 def test_one_process_down_the_other_serves(deployment):
