@@ -133,3 +133,17 @@ def test_a_capture_deleted_before_its_timeline_arrives_says_so(page, server):
     )
     assert sockets == []
     page.errors.expect("404")  # the browser logs the failed fetch
+
+
+def test_a_second_visit_takes_the_timeline_from_the_browser_cache(page, server):
+    answer = upload_demo(server, "plain-text")
+    path = f'"path": "/api/captures/{answer["id"]}/timeline"'
+    open_over_http(page, server, answer["id"])
+    assert server.log().count(path) == 1
+    page.goto(f"{server.url}/c/{answer['id']}")  # again: the page is asked for, the timeline not
+    page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
+    page.keyboard.press("End")
+    expected = plain(assemble(demo_streams("plain-text")[0].events))
+    assert choice_texts(page) == [expected["choices"][0]["message"]["content"]]
+    assert server.log().count(f'"path": "/c/{answer["id"]}"') == 2
+    assert server.log().count(path) == 1
