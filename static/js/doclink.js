@@ -77,15 +77,33 @@ export class DocumentLink {
 
 /** A stored capture replayed over HTTP: its timeline document at its immutable URL and its raw
  * texts a page at a time (`timelineUrl`, `rawUrl`: the player's data attributes, pages.py). The
- * browser's cache and any proxy in front keep both; no websocket is opened. */
-export function httpLink({ timelineUrl, rawUrl }, timeline, deliver, report) {
-  const fetchRaw = ({ stream, start, count }) => fetchJson(`${rawUrl}&stream=${stream}&start=${start}&count=${count}`);
-  return new DocumentLink(() => fetchJson(timelineUrl), timeline, deliver, report, { fetchRaw, server: "streamscope over HTTP" });
+ * browser's cache and any proxy in front keep both; no websocket is opened. A request that
+ * did not reach the server, or met a proxy without a server behind it (502, 503, 504), is
+ * tried again after each of `delays` ms, as a dropped websocket reconnects (resume.js). */
+export function httpLink({ timelineUrl, rawUrl }, timeline, deliver, report, { delays = RETRY_DELAYS } = {}) {
+  const get = (url) => fetchJson(url, delays, report);
+  const fetchRaw = ({ stream, start, count }) => get(`${rawUrl}&stream=${stream}&start=${start}&count=${count}`);
+  return new DocumentLink(() => get(timelineUrl), timeline, deliver, report, { fetchRaw, server: "streamscope over HTTP" });
 }
 
-async function fetchJson(url) {
-  const response = await fetch(url, { headers: { Accept: "application/json" } });
-  if (response.status === 404) throw new Gone(GONE);
-  if (!response.ok) throw new Error(`the server answered ${response.status}`);
-  return response.json();
+export const RETRY_DELAYS = [250, 1000, 4000];
+const TRANSIENT = new Set([502, 503, 504]);
+
+async function fetchJson(url, delays, report) {
+  for (let attempt = 0; ; attempt++) {
+    let response = null;
+    let problem;
+    try {
+      response = await fetch(url, { headers: { Accept: "application/json" } });
+      if (response.status === 404) throw new Gone(GONE);
+      if (response.ok) return await response.json();
+      problem = new Error(`the server answered ${response.status}`);
+    } catch (error) {
+      if (error instanceof Gone || response?.ok) throw error; // gone, or not JSON: no retry
+      problem = error;
+    }
+    if ((response && !TRANSIENT.has(response.status)) || attempt >= delays.length) throw problem;
+    report.say(`Reading the timeline failed (${problem.message}): trying again (attempt ${attempt + 1} of ${delays.length})…`, "warning");
+    await new Promise((resolve) => setTimeout(resolve, delays[attempt]));
+  }
 }

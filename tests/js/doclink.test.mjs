@@ -20,9 +20,10 @@ function fakeFetch(answers) {
   return asked;
 }
 
-function link(deliver, failures) {
-  const report = { failed: (text) => failures.push(text), say() {}, state() {}, reconnected() {} };
-  return httpLink({ timelineUrl: "/api/captures/X/timeline?v=abc", rawUrl: "/api/captures/X/timeline/raw?v=abc" }, null, deliver, report);
+function link(deliver, failures, said = []) {
+  const report = { failed: (text) => failures.push(text), say: (text) => said.push(text), state() {}, reconnected() {} };
+  const urls = { timelineUrl: "/api/captures/X/timeline?v=abc", rawUrl: "/api/captures/X/timeline/raw?v=abc" };
+  return httpLink(urls, null, deliver, report, { delays: [0, 0] });
 }
 
 test("the document's messages arrive after hello, and raw requests become raw pages", async () => {
@@ -50,11 +51,34 @@ test("a 404 says the capture was deleted or has expired, as an error message", a
   assert.deepEqual(failures, []);
 });
 
-test("another failure is reported with the status; answers after stop are dropped", async () => {
-  fakeFetch(() => [503, {}]);
-  const failures = [];
+test("a proxy without a server is tried again; then failures are reported with the status", async () => {
+  let calls = 0;
+  fakeFetch(() => (++calls < 3 ? [502, {}] : [200, DOC]));
+  const got = [];
+  const said = [];
+  await link((m) => got.push(m), [], said).start();
+  assert.equal(calls, 3);
+  assert.deepEqual(got.map((m) => m.type), ["hello", "capture", "end"]);
+  assert.equal(said.length, 2);
+  assert.match(said[0], /502.*trying again \(attempt 1 of 2\)/);
+  const asked = fakeFetch(() => [503, {}]);
+  let failures = [];
   await link(() => {}, failures).start();
+  assert.equal(asked.length, 3); // the first try and two more
   assert.deepEqual(failures, ["the timeline could not be read (the server answered 503)"]);
+  fakeFetch(() => [500, {}]);
+  failures = [];
+  await link(() => {}, failures).start();
+  assert.deepEqual(failures, ["the timeline could not be read (the server answered 500)"]); // not retried
+  globalThis.fetch = async () => {
+    throw new TypeError("Failed to fetch");
+  };
+  failures = [];
+  await link(() => {}, failures).start();
+  assert.deepEqual(failures, ["the timeline could not be read (Failed to fetch)"]);
+});
+
+test("answers after stop are dropped", async () => {
   fakeFetch((url) => (url.includes("/raw") ? [200, { type: "raw", stream: 0, start: 0, items: [] }] : [200, DOC]));
   const got = [];
   const l = link((m) => got.push(m), []);
