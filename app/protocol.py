@@ -25,7 +25,7 @@ SERVER_MESSAGES: tuple[str, ...] = (
     "events",  # a batch of timeline events (docs/timeline.md)
     "summary",  # a finished stream: assembled completion, metrics, tool calls, errors
     "raw",  # raw event texts, in answer to raw_request
-    "status",  # a live run's state: connecting, retrying, streaming, stopped
+    "status",  # a live run's state (STATUS_STATES)
     "end",  # everything has been sent (reason: complete, done, error, cancelled, disconnected, too_large)
     "error",  # a protocol or source error: code and message
 )
@@ -34,6 +34,18 @@ CLIENT_MESSAGES: tuple[str, ...] = (
     "start",  # start a live run: base_url, api key (or the name of a server variable), body
     "raw_request",  # raw texts for raw events [start, start + count)
     "stop",  # stop a live run
+)
+# A ``status`` message's ``state``: the run's own (started, to the page that started it,
+# connecting, retrying, streaming), and how a viewer on another process follows it
+# (docs/scaling.md): ``fallback`` from the stored recording while Redis is away, ``live`` on
+# the live edge again once it is back.
+STATUS_STATES: tuple[str, ...] = (
+    "started",
+    "connecting",
+    "retrying",
+    "streaming",
+    "fallback",
+    "live",
 )
 MAX_RAW_REQUEST = 500
 
@@ -55,6 +67,8 @@ def encode_bytes(message_type: str, /, **fields: Any) -> bytes:
     """``encode``'s message as UTF-8 bytes, as it is framed (no round trip through ``str``)."""
     if message_type not in SERVER_MESSAGES:
         raise ValueError(f"not a server message type: {message_type}")
+    if message_type == "status" and fields.get("state") not in STATUS_STATES:
+        raise ValueError(f"not a status state: {fields.get('state')}")
     return orjson.dumps({"type": message_type, **fields})
 
 

@@ -30,6 +30,7 @@ from .replay import encoded_capture
 from .sources import Loaded, Sources
 
 if TYPE_CHECKING:
+    from ..live.hub import Followed
     from ..live.service import LiveService
     from .ws import GuardedSocket
 
@@ -82,11 +83,13 @@ class Session(LiveViewing):
             self._error("bad_message", "the first message must be open (with a source) or start")
             return
         capture_id = first["source"].get("capture")
-        run = (
+        run: Followed | None = (
             self.live.registry.get(capture_id)
             if self.live and isinstance(capture_id, str)
             else None
         )
+        if run is None and self.live is not None and isinstance(capture_id, str):
+            run = self.live.elsewhere(capture_id)  # another process's run, through Redis
         self.source_name = str(first["source"].get("demo") or capture_id)
         resume = parse_resume(first.get("resume"))
         if run is not None:
