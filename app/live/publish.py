@@ -98,7 +98,9 @@ class RunPublisher:
                 self._close()
                 return
             elif ended_at is not None and time.monotonic() - ended_at > GIVE_UP_S:
-                log.warning("live run %s: Redis still unreachable; its end was not published", self.key)
+                log.warning(
+                    "live run %s: Redis still unreachable; its end was not published", self.key
+                )
                 return
             if not ok:
                 time.sleep(RETRY_S)
@@ -152,4 +154,3 @@ def request_stop(streams: RedisStreams, capture_id: str, why: bytes) -> bool:
 
 def is_end(message: str) -> bool:
     return message.startswith('{"type":"end"')
-

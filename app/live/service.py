@@ -137,7 +137,9 @@ class LiveService:
         upstream = UpstreamRun(request, run, self.policy, self.timeouts)
         run.upstream = upstream
         self.registry.add(run)
-        if self.streams is not None:  # before the upstream starts: it publishes from the first piece
+        if (
+            self.streams is not None
+        ):  # before the upstream starts: it publishes from the first piece
             RunPublisher(run, self.streams).start()
 
         def work() -> None:

@@ -1,0 +1,194 @@
+"""A live run published to Redis (app/live/publish.py) and followed by a mirror as another
+process would (app/live/mirror.py), against a real redis-server and a real SQLite store: the
+hub is driven read by read, as the upstream thread drives it. Every event arrives once, in
+order; a viewer resumes from its count; Redis killed mid-run sends the mirror to the stored
+recording (and says so) and back to the live edge when it returns; a trimmed stream's start
+comes from the store; a Stop asked through the control stream ends the run."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from app.live.mirror import Mirror, Mirrors
+from app.live.publish import RunPublisher, request_stop, stream_key
+from app.live.streams import RedisStreams
+
+from .redis_server import RedisServer, binary
+from .test_hub import new_run, sse, store  # noqa: F401  (a fixture)
+
+WAIT_S = 30.0
+
+
+@pytest.fixture
+def redis_server():
+    if binary() is None:
+        pytest.skip("redis-server is not installed here (the README's test command installs it)")
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+def transport(server: RedisServer, maxlen: int = 1000) -> RedisStreams:
+    return RedisStreams(server.url, maxlen=maxlen, ttl=600, ttl_after=30, timeout=0.5)
+
+
+def wait_for(check, what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"not within {WAIT_S} s: {what}")
+
+
+def mirror_messages(mirror: Mirror) -> list[dict]:
+    with mirror.cond:
+        return [json.loads(p.message) for p in mirror.log if p.message]
+
+
+def texts(messages: list[dict]) -> list[str]:
+    return [
+        e["text"] for m in messages if m["type"] == "events" for e in m["events"] if "text" in e
+    ]
+
+
+def run_events(run) -> list[dict]:
+    return [e.to_json() for e in run.stream.events]
+
+
+def mirror_events(messages: list[dict]) -> list[dict]:
+    return [e for m in messages if m["type"] == "events" for e in m["events"]]
+
+
+def published(server: RedisServer, capture_id: str) -> int:
+    client = transport(server)
+    try:
+        return len(client.read(stream_key(capture_id), b"0", 0, count=100000))
+    finally:
+        client.shut()
+
+
+def follow(store, server, capture_id: str, maxlen: int = 1000) -> Mirror:  # noqa: F811
+    mirror = Mirrors(transport(server, maxlen), store, 250.0, 3600.0).follow(capture_id)
+    assert mirror is not None, "a live run's recording without an end is followed"
+    return mirror
+
+
+def test_a_run_is_followed_through_redis_every_event_once_in_order(store, redis_server):  # noqa: F811
+    run, _ = new_run(store)
+    publisher = RunPublisher(run, transport(redis_server)).start()
+    run.status("connecting", "connecting to upstream")
+    run.response(1.0, 200, "text/event-stream")
+    run.read(2.0, sse("t0"))
+    wait_for(lambda: publisher.published >= 1, "the first entry")
+    mirror = follow(store, redis_server, run.capture_id)
+    for i in range(1, 40):
+        run.read(2.0 + i, sse(f"t{i}"))
+    run.end(50.0, "done", None)
+    wait_for(lambda: mirror.finished, "the mirror's end")
+    messages = mirror_messages(mirror)
+    assert texts(messages) == [f"t{i}" for i in range(40)]
+    assert mirror_events(messages) == run_events(run)
+    assert [m["type"] for m in messages][-2:] == ["summary", "end"]
+    assert messages[-1]["reason"] == "done"
+    assert not any(m["type"] == "status" and m["state"] == "fallback" for m in messages)
+    # A later viewer of the same run, resuming with 25 events: the rest, each once.
+    catch_up, index = mirror.snapshot(25)
+    resumed = [json.loads(t) for t in catch_up]
+    assert texts(resumed) == [f"t{i}" for i in range(25, 40)]
+    assert resumed[-1]["type"] == "end" and index == len(mirror.log)
+    publisher.thread.join(WAIT_S)
+    assert not publisher.thread.is_alive()
+    client = transport(redis_server)
+    assert 0 < client.client.ttl(stream_key(run.capture_id)) <= 30  # expires after the end
+    # Ended: the next viewer replays the stored recording instead of following.
+    assert Mirrors(client, store, 250.0, 3600.0).follow(run.capture_id) is None
+
+
+def test_redis_killed_mid_run_the_mirror_follows_the_store_then_the_live_edge(
+    store,  # noqa: F811
+    redis_server,
+):
+    run, _ = new_run(store)
+    publisher = RunPublisher(run, transport(redis_server)).start()
+    run.response(1.0, 200, "text/event-stream")
+    for i in range(10):
+        run.read(1.0 + i, sse(f"t{i}"))
+    mirror = follow(store, redis_server, run.capture_id)
+    wait_for(lambda: len(texts(mirror_messages(mirror))) == 10, "the first ten events")
+    redis_server.kill()
+    for i in range(10, 20):
+        run.read(1.0 + i, sse(f"t{i}"))
+    run.recorder.flush()  # the recorder writes every quarter second; the test does not wait
+    wait_for(lambda: len(texts(mirror_messages(mirror))) == 20, "events from the store")
+    messages = mirror_messages(mirror)
+    assert any(m["type"] == "status" and m["state"] == "fallback" for m in messages)
+    redis_server.start()  # empty: it lost the stream
+    wait_for(lambda: any(m.get("state") == "live" for m in mirror_messages(mirror)), "back to live")
+    for i in range(20, 30):
+        run.read(1.0 + i, sse(f"t{i}"))
+    run.end(40.0, "done", None)
+    wait_for(lambda: mirror.finished, "the mirror's end")
+    messages = mirror_messages(mirror)
+    assert texts(messages) == [f"t{i}" for i in range(30)]
+    assert mirror_events(messages) == run_events(run)
+    assert [m["type"] for m in messages].count("end") == 1
+    states = [m["state"] for m in messages if m["type"] == "status"]
+    assert states.index("fallback") < states.index("live")
+    publisher.thread.join(WAIT_S)
+
+
+def test_redis_down_for_the_rest_of_the_run_the_store_gives_every_event_and_the_end(
+    store,  # noqa: F811
+    redis_server,
+):
+    run, _ = new_run(store)
+    RunPublisher(run, transport(redis_server)).start()
+    run.response(1.0, 200, "text/event-stream")
+    run.read(1.0, sse("t0"))
+    mirror = follow(store, redis_server, run.capture_id)
+    redis_server.kill()
+    for i in range(1, 15):
+        run.read(1.0 + i, sse(f"t{i}"))
+    run.end(20.0, "done", None)
+    wait_for(lambda: mirror.finished, "the mirror's end, from the store")
+    messages = mirror_messages(mirror)
+    assert texts(messages) == [f"t{i}" for i in range(15)]
+    assert mirror_events(messages) == run_events(run)
+    assert messages[-1] == {"type": "end", "reason": "done", "error": None}
+
+
+def test_a_trimmed_stream_gives_its_start_from_the_store(store, redis_server):  # noqa: F811
+    run, _ = new_run(store)
+    publisher = RunPublisher(run, transport(redis_server, maxlen=1)).start()
+    run.response(1.0, 200, "text/event-stream")
+    for i in range(300):
+        run.read(1.0 + i / 100, sse(f"t{i}"))
+        if i % 10 == 0:
+            wait_for(lambda: publisher.index >= len(run.log), "published")
+    wait_for(lambda: publisher.index >= len(run.log), "published")
+    run.recorder.flush()
+    assert published(redis_server, run.capture_id) < 300  # the start is gone from Redis
+    mirror = follow(store, redis_server, run.capture_id, maxlen=1)
+    run.read(9.0, sse("last"))
+    run.end(10.0, "done", None)
+    wait_for(lambda: mirror.finished, "the mirror's end")
+    messages = mirror_messages(mirror)
+    assert texts(messages) == [f"t{i}" for i in range(300)] + ["last"]
+
+
+def test_a_stop_through_the_control_stream_stops_the_run(store, redis_server):  # noqa: F811
+    run, upstream = new_run(store)
+    client = transport(redis_server)
+    RunPublisher(run, client).start()
+    run.response(1.0, 200, "text/event-stream")
+    run.read(1.0, sse("t0"))
+    assert request_stop(client, run.capture_id, b"deleted")
+    wait_for(lambda: upstream.stops, "the stop")
+    assert upstream.stops[0][0] == "cancelled"
+    with pytest.raises(ValueError):
+        request_stop(client, run.capture_id, b"anything")
+    run.end(2.0, "cancelled", "stopped")
