@@ -106,6 +106,10 @@ def test_a_run_is_followed_through_redis_every_event_once_in_order(store, redis_
     assert 0 < client.client.ttl(stream_key(run.capture_id)) <= 30  # expires after the end
     # Ended: the next viewer replays the stored recording instead of following.
     assert Mirrors(client, store, 250.0, 3600.0).follow(run.capture_id) is None
+    client.client.delete(stream_key(run.capture_id))  # expired: the stored end record decides
+    mirrors = Mirrors(client, store, 250.0, 3600.0)
+    assert mirrors.follow(run.capture_id) is None
+    assert run.capture_id in mirrors._ended  # and is not read again for the next viewer
 
 
 def test_redis_killed_mid_run_the_mirror_follows_the_store_then_the_live_edge(

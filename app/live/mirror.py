@@ -35,6 +35,7 @@ from .tail import StoredTail
 log = logging.getLogger(__name__)
 
 BLOCK_S = 1.0
+ENDED_KEPT = 1000
 POLL_S = 0.5
 FALLBACK = "Redis is unreachable: following the recording as the store has it (up to a second behind the live edge)"
 BACK = "Redis is back: following the live edge again"
@@ -226,6 +227,7 @@ class Mirrors:
         self.stall_ms = stall_ms
         self.longest = longest  # seconds a run may last (total_timeout), plus a margin
         self._mirrors: dict[str, Mirror] = {}
+        self._ended: dict[str, None] = {}  # recordings found ended (oldest first), not read again
         self._lock = threading.Lock()
 
     def follow(self, capture_id: str) -> Mirror | None:
@@ -235,13 +237,21 @@ class Mirrors:
             found = self._mirrors.get(capture_id)
             if found is not None and not found.finished:
                 return found
+            if capture_id in self._ended:
+                return None
         record = self.store.get(capture_id)
-        if record is None or record.source != "live" or not self._running(capture_id):
+        if record is None or record.source != "live" or time.time() > record.created + self.longest:
+            return None  # not a live recording, or older than any run may last: ended
+        if not self._running(capture_id):
             return None
         mirror = Mirror(
             capture_id, self.streams, self.store, self.stall_ms, record.created + self.longest
         )
-        if mirror.tail.end is not None:
+        if mirror.tail.end is not None:  # its stream expired after the end: a replay
+            with self._lock:
+                self._ended[capture_id] = None
+                while len(self._ended) > ENDED_KEPT:
+                    self._ended.pop(next(iter(self._ended)))
             return None
         with self._lock:
             found = self._mirrors.get(capture_id)
