@@ -149,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     header(
         packages=(*PACKAGES, "redis", "psycopg"), title="Scale-out: 2 processes, PostgreSQL, Redis"
     )
-    postgres = Stoppable(PostgresServer().start())
+    # A connection per store-using thread (app/storage/sql.py): 2 x 256 threads, and a margin.
+    postgres = Stoppable(PostgresServer(max_connections=600).start())
     redis_server = RedisServer().start()
     redis_holder = Stoppable(redis_server)
     env = {

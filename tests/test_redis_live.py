@@ -196,3 +196,36 @@ def test_a_stop_through_the_control_stream_stops_the_run(store, redis_server):  
     with pytest.raises(ValueError):
         request_stop(client, run.capture_id, b"anything")
     run.end(2.0, "cancelled", "stopped")
+
+
+def test_a_class_opening_the_link_together_makes_one_mirror(store, redis_server):  # noqa: F811
+    import threading
+
+    run, _ = new_run(store)
+    publisher = RunPublisher(run, transport(redis_server)).start()
+    run.response(1.0, 200, "text/event-stream")
+    run.read(1.0, sse("t0"))
+    wait_for(lambda: publisher.published >= 1, "the first entry")
+    mirrors = Mirrors(transport(redis_server), store, 250.0, 3600.0)
+    reads: list[str] = []
+    read_bytes = store.read_bytes
+
+    def counted(capture_id: str) -> bytes:
+        reads.append(capture_id)
+        return read_bytes(capture_id)
+
+    store.read_bytes = counted  # how many times the recording is read to make the mirror
+    found: list[Mirror | None] = []
+    threads = [
+        threading.Thread(target=lambda: found.append(mirrors.follow(run.capture_id)))
+        for _ in range(20)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT_S)
+    assert len(found) == 20 and found[0] is not None
+    assert all(mirror is found[0] for mirror in found)
+    assert len(reads) == 1  # one mirror made, and the recording read once for it
+    run.end(2.0, "done", None)
+    wait_for(lambda: found[0].finished, "the mirror's end")

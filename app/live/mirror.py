@@ -228,11 +228,24 @@ class Mirrors:
         self.longest = longest  # seconds a run may last (total_timeout), plus a margin
         self._mirrors: dict[str, Mirror] = {}
         self._ended: dict[str, None] = {}  # recordings found ended (oldest first), not read again
+        self._flights: dict[str, threading.Lock] = {}  # a mirror being made, by capture id
         self._lock = threading.Lock()
 
     def follow(self, capture_id: str) -> Mirror | None:
         """The mirror of ``capture_id`` when it is a live run of another process: its recording
-        is live and has no end, and Redis (when it answers) has not published an end."""
+        is live and has no end, and Redis (when it answers) has not published an end. A class
+        opening the link together makes one mirror: the others wait for it (single flight)."""
+        with self._lock:
+            flight = self._flights.setdefault(capture_id, threading.Lock())
+        try:
+            with flight:
+                return self._follow(capture_id)
+        finally:
+            with self._lock:
+                if not flight.locked():
+                    self._flights.pop(capture_id, None)
+
+    def _follow(self, capture_id: str) -> Mirror | None:
         with self._lock:
             found = self._mirrors.get(capture_id)
             if found is not None and not found.finished:
@@ -247,16 +260,12 @@ class Mirrors:
         mirror = Mirror(
             capture_id, self.streams, self.store, self.stall_ms, record.created + self.longest
         )
-        if mirror.tail.end is not None:  # its stream expired after the end: a replay
-            with self._lock:
+        with self._lock:
+            if mirror.tail.end is not None:  # its stream expired after the end: a replay
                 self._ended[capture_id] = None
                 while len(self._ended) > ENDED_KEPT:
                     self._ended.pop(next(iter(self._ended)))
-            return None
-        with self._lock:
-            found = self._mirrors.get(capture_id)
-            if found is not None and not found.finished:
-                return found
+                return None
             self._mirrors = {k: m for k, m in self._mirrors.items() if not m.finished}
             self._mirrors[capture_id] = mirror
         return mirror.start()
