@@ -29,7 +29,7 @@ from kit.cpu import CpuMeter
 from kit.fake import Fake
 from kit.report import header, parse_args, save_json
 from kit.server import PACKAGES, Server
-from kit.table import Table, fmt_ms, spread
+from kit.table import Table, fmt_ms, ratio, spread
 from kit.workers import (
     Worker,
     all_viewers,
@@ -105,6 +105,8 @@ def phase(
         "starter_end": (starter_result.get("end") or {}).get("reason"),
         "wall_s": wall,
         "machine_busy": machine.machine_busy,
+        "others_s": machine.others_s,
+        "others": machine.others_text(),
     }
 
 
@@ -175,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         half = args.viewers // 2
+        # Baseline, same servers and moment: every viewer on A, the run's own process.
+        base = phase(a, b, fake, "single", (args.viewers, 0), args.rate, args.count, args)
         fan = phase(a, b, fake, "scale", (half, args.viewers - half), args.rate, args.count, args)
         k = args.kill_viewers // 2
         killed = phase(
@@ -200,6 +204,13 @@ def main(argv: list[str] | None = None) -> int:
         target=f"{n}/{n}",
         ok=every["ok"] == n,
     )
+    bl = base["all"]["lateness"]
+    table.row(
+        f"baseline: all {n} viewers on A (in-process hub), every event in order",
+        f"{base['all']['ok']}/{n}",
+        target=f"{n}/{n}",
+        ok=base["all"]["ok"] == n,
+    )
     for label, part in (("all viewers", every), ("on A (in-process hub)", fan["a"]),
                         ("on B (through Redis)", fan["b"])):  # fmt: skip
         late = part["lateness"]
@@ -207,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
             f"lateness p50 / p95 / p99 / max, {label}",
             f"{fmt_ms(late['p50'])} / {fmt_ms(late['p95'])} / {fmt_ms(late['p99'])} / "
             f"{fmt_ms(late['max'])}",
+            f"all on A: {fmt_ms(bl['p50'])} / {fmt_ms(bl['p95'])} / {fmt_ms(bl['p99'])} / "
+            f"{fmt_ms(bl['max'])}",
+            f"p95 {ratio(late['p95'], bl['p95'])}",
             target=f"p95 < {args.target_p95_ms:g} ms",
             ok=late["p95"] < args.target_p95_ms,
         )
@@ -223,7 +237,14 @@ def main(argv: list[str] | None = None) -> int:
                 f"{fmt_ms(sp['after_p50'])} / {fmt_ms(sp['after_p95'])} / {fmt_ms(sp['after_p99'])}",
             )
     table.row(
-        "machine CPU busy during the run (2 cores = 100%)", f"{100 * fan['machine_busy']:.0f}%"
+        "machine CPU busy during the run (2 cores = 100%)",
+        f"{100 * fan['machine_busy']:.0f}%",
+        f"{100 * base['machine_busy']:.0f}%",
+    )
+    table.row(
+        "other processes' CPU during the run (not this bench)",
+        f"{fan['others_s']:.1f} s: {fan['others']}",
+        f"{base['others_s']:.1f} s",
     )
     kn = args.kill_viewers
     title = (
@@ -262,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nfailures (first 5): {part['failures']}")
     table.failed.extend(ktable.failed)  # one verdict for both tables
     code = table.verdict()
-    save_json("bench_scale", {"fanout": fan, "kill": killed})
+    save_json("bench_scale", {"baseline": base, "fanout": fan, "kill": killed})
     return code
 
 
