@@ -106,6 +106,8 @@ class RunPublisher:
                 time.sleep(RETRY_S)
 
     def _publish(self, pieces: list[Piece]) -> bool:
+        if self.snapshot and self.published and not self.streams.ping():
+            return False  # still away: the whole timeline is not encoded again for nothing
         fields = entry_fields(self.run, pieces, self.at, self.snapshot)
         try:
             self.streams.append(self.key, fields)
