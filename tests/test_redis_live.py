@@ -87,6 +87,7 @@ def test_a_run_is_followed_through_redis_every_event_once_in_order(store, redis_
     mirror = follow(store, redis_server, run.capture_id)
     for i in range(1, 40):
         run.read(2.0 + i, sse(f"t{i}"))
+        wait_for(lambda: publisher.index >= len(run.log), "an entry per read")
     run.end(50.0, "done", None)
     wait_for(lambda: mirror.finished, "the mirror's end")
     messages = mirror_messages(mirror)
@@ -95,6 +96,20 @@ def test_a_run_is_followed_through_redis_every_event_once_in_order(store, redis_
     assert [m["type"] for m in messages][-2:] == ["summary", "end"]
     assert messages[-1]["reason"] == "done"
     assert not any(m["type"] == "status" and m["state"] == "fallback" for m in messages)
+    # Delivered as a local run's writer delivers: consecutive entries merged into one
+    # raw_meta and one events message (hub.py), not one of each per entry.
+    delivered = [json.loads(t) for t in mirror.messages(mirror.log)]
+    assert mirror_events(delivered) == run_events(run)
+    types = [m["type"] for m in delivered]
+    timeline = {"raw_meta", "events"}
+    assert not [pair for pair in zip(types, types[1:], strict=False) if set(pair) <= timeline
+                and pair != ("raw_meta", "events")]  # fmt: skip
+    assert types.count("raw_meta") == 2  # the first entry (a snapshot, then its status), the rest
+    metas = [m for m in delivered if m["type"] == "raw_meta"]
+    whole = json.loads(run.encoder.raw_meta(0))
+    assert [m["start"] for m in metas] == [0, len(metas[0]["t"])]
+    assert metas[0]["t"] + metas[1]["t"] == whole["t"]
+    assert metas[0]["event"] + metas[1]["event"] == whole["event"]
     # A later viewer of the same run, resuming with 25 events: the rest, each once.
     catch_up, index = mirror.snapshot(25)
     resumed = [json.loads(t) for t in catch_up]

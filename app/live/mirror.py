@@ -27,6 +27,7 @@ import orjson
 
 from ..protocol import encode
 from ..storage import CaptureStore
+from ..wire import BATCH_BYTES
 from .hub import Piece
 from .publish import stream_key
 from .streams import Entry, RedisStreams, StreamsDown
@@ -74,9 +75,24 @@ class Mirror:
 
     # ------------------------------------------------------------------ what viewers use
     def messages(self, pieces: list[Piece]) -> Iterator[str]:
+        """The log's messages, consecutive ``raw_meta`` and ``events`` merged as a local run's
+        writer merges its pieces (hub.py): one of each per delivery, not one per entry."""
+        raw: list[str] = []
+        events: list[str] = []
         for piece in pieces:
-            if piece.message:
-                yield piece.message
+            text = piece.message or ""
+            kind = _kind(text)
+            if kind == "raw_meta":
+                raw.append(text)
+            elif kind == "events":
+                events.append(text)
+            elif text:
+                yield from _merged_raw(raw)
+                yield from _merged_events(events)
+                raw, events = [], []
+                yield text
+        yield from _merged_raw(raw)
+        yield from _merged_events(events)
 
     def snapshot(self, events_seen: int) -> tuple[list[str], int]:
         """For a page coming back after a dropped connection: every raw row, the events from
@@ -195,6 +211,50 @@ def _kind(text: str) -> str:
     if not text.startswith('{"type":"'):
         return ""
     return text[9 : text.find('"', 9)]
+
+
+RAW_COLUMNS = ("t", "line", "kind", "choices", "event")
+
+
+def _merged_raw(texts: list[str]) -> Iterator[str]:
+    """Consecutive ``raw_meta`` messages as one, when each starts where the last ended."""
+    if len(texts) < 2:
+        yield from texts
+        return
+    parts = [orjson.loads(text) for text in texts]
+    first = parts[0]
+    at = first["start"]
+    for part in parts:
+        if part["start"] != at or part["stream"] != first["stream"]:
+            yield from texts  # not contiguous (a snapshot overlapping): as they are
+            return
+        at += len(part["t"])
+    columns = {c: [v for part in parts for v in part[c]] for c in RAW_COLUMNS}
+    yield encode("raw_meta", stream=first["stream"], start=first["start"], **columns)
+
+
+def _merged_events(texts: list[str]) -> Iterator[str]:
+    """Consecutive ``events`` messages of one stream as one (up to about BATCH_BYTES each),
+    joined as text: each is ``{"type":"events","stream":N,"events":[...]}`` (protocol.encode)."""
+    if len(texts) < 2:
+        yield from texts
+        return
+    head = texts[0][: texts[0].index("[") + 1]
+    if not all(t.startswith(head) and t.endswith("]}") for t in texts):
+        yield from texts
+        return
+    bodies: list[str] = []
+    size = 0
+    for text in texts:
+        body = text[len(head) : -2]
+        if bodies and size + len(body) > BATCH_BYTES:
+            yield head + ",".join(bodies) + "]}"
+            bodies, size = [], 0
+        if body:
+            bodies.append(body)
+            size += len(body)
+    if bodies:
+        yield head + ",".join(bodies) + "]}"
 
 
 def _events_piece(text: str, first: int) -> Piece:
