@@ -7,6 +7,7 @@ comes from the store; a Stop asked through the control stream ends the run."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 
@@ -102,7 +103,7 @@ def test_a_run_is_followed_through_redis_every_event_once_in_order(store, redis_
     assert mirror_events(delivered) == run_events(run)
     types = [m["type"] for m in delivered]
     timeline = {"raw_meta", "events"}
-    assert not [pair for pair in zip(types, types[1:], strict=False) if set(pair) <= timeline
+    assert not [pair for pair in itertools.pairwise(types) if set(pair) <= timeline
                 and pair != ("raw_meta", "events")]  # fmt: skip
     assert types.count("raw_meta") == 2  # the first entry (a snapshot, then its status), the rest
     metas = [m for m in delivered if m["type"] == "raw_meta"]
