@@ -245,3 +245,29 @@ def test_a_class_opening_the_link_together_makes_one_mirror(store, redis_server)
     assert len(reads) == 1  # one mirror made, and the recording read once for it
     run.end(2.0, "done", None)
     wait_for(lambda: found[0].finished, "the mirror's end")
+
+
+def test_a_page_resuming_on_a_new_mirror_gets_only_what_it_lacks(store, redis_server):  # noqa: F811
+    import threading
+
+    run, _ = new_run(store)
+    publisher = RunPublisher(run, transport(redis_server)).start()
+    run.response(1.0, 200, "text/event-stream")
+    for i in range(30):
+        run.read(1.0 + i, sse(f"t{i}"))
+    wait_for(lambda: publisher.index >= len(run.log), "published")
+    had = len(run.stream.events) // 2  # the page had these, from the other process
+    # A mirror made for this page that has not read its stream yet (its thread starts later).
+    mirror = Mirror(run.capture_id, transport(redis_server), store, 250.0, time.time() + 3600)
+    answer: list[tuple[list[str], int]] = []
+    asking = threading.Thread(target=lambda: answer.append(mirror.snapshot(had)))
+    asking.start()
+    time.sleep(0.2)
+    mirror.start()
+    asking.join(WAIT_S)
+    run.end(40.0, "done", None)
+    wait_for(lambda: mirror.finished, "the mirror's end")
+    catch_up, index = answer[0]
+    later = list(mirror.messages(mirror.log[index:]))
+    got = mirror_events([json.loads(t) for t in [*catch_up, *later]])
+    assert got == run_events(run)[had:]  # nothing twice, nothing missing

@@ -36,6 +36,7 @@ from .tail import StoredTail
 log = logging.getLogger(__name__)
 
 BLOCK_S = 1.0
+CATCH_UP_S = 5.0  # how long a resuming page waits for a new mirror to reach its events
 ENDED_KEPT = 1000
 POLL_S = 0.5
 FALLBACK = "Redis is unreachable: following the recording as the store has it (up to a second behind the live edge)"
@@ -98,6 +99,14 @@ class Mirror:
         """For a page coming back after a dropped connection: every raw row, the events from
         ``events_seen`` on, and the summary and end when they came; then the live edge."""
         with self.cond:
+            # The page has these events from another process: wait (a little) until this
+            # mirror has them too, so that it resumes after them rather than sending them again.
+            deadline = time.monotonic() + CATCH_UP_S
+            while self.have[1] < events_seen and not self.finished:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.cond.wait(left)
             catch_up: list[str] = []
             for piece in self.log:
                 text = piece.message or ""
