@@ -23,11 +23,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from ..protocol import encode
 from ..storage import CaptureStore
-from ..wire import BATCH_BYTES
+from .entries import events_from, events_piece, kind_of, merged_events, merged_raw, skip_seen
 from .hub import Piece
 from .publish import stream_key
 from .streams import Entry, RedisStreams, StreamsDown
@@ -82,18 +80,18 @@ class Mirror:
         events: list[str] = []
         for piece in pieces:
             text = piece.message or ""
-            kind = _kind(text)
+            kind = kind_of(text)
             if kind == "raw_meta":
                 raw.append(text)
             elif kind == "events":
                 events.append(text)
             elif text:
-                yield from _merged_raw(raw)
-                yield from _merged_events(events)
+                yield from merged_raw(raw)
+                yield from merged_events(events)
                 raw, events = [], []
                 yield text
-        yield from _merged_raw(raw)
-        yield from _merged_events(events)
+        yield from merged_raw(raw)
+        yield from merged_events(events)
 
     def snapshot(self, events_seen: int) -> tuple[list[str], int]:
         """For a page coming back after a dropped connection: every raw row, the events from
@@ -110,9 +108,9 @@ class Mirror:
             catch_up: list[str] = []
             for piece in self.log:
                 text = piece.message or ""
-                if _kind(text) == "events":
-                    catch_up.extend(_events_from(piece, events_seen))
-                elif _kind(text) != "status":
+                if kind_of(text) == "events":
+                    catch_up.extend(events_from(piece, events_seen))
+                elif kind_of(text) != "status":
                     catch_up.append(text)
             return catch_up, len(self.log)
 
@@ -170,11 +168,11 @@ class Mirror:
         kept: list[str | Piece] = []
         at = first_event
         for text in texts:
-            kind = _kind(text)
+            kind = kind_of(text)
             if kind == "events":
-                piece = _events_piece(text, at)
+                piece = events_piece(text, at)
                 at = piece.event_end
-                kept.extend(_skip_seen(piece, self.have[1]))
+                kept.extend(skip_seen(piece, self.have[1]))
             elif kind == "raw_meta" and ends[0] <= self.have[0]:
                 continue
             elif text:
@@ -195,8 +193,8 @@ class Mirror:
         pieces: list[str | Piece] = []
         at = self.have[1]  # the tail's events start where the log's end (messages_from)
         for text in texts:
-            if _kind(text) == "events":
-                piece = _events_piece(text, at)
+            if kind_of(text) == "events":
+                piece = events_piece(text, at)
                 pieces.append(piece)
                 at = piece.event_end
             else:
@@ -208,83 +206,11 @@ class Mirror:
             for item in items:
                 piece = item if isinstance(item, Piece) else Piece(message=item)
                 self.log.append(piece)
-                if _kind(piece.message or "") == "end":
+                if kind_of(piece.message or "") == "end":
                     self.finished = True
             if ends is not None:
                 self.have = (max(self.have[0], ends[0]), max(self.have[1], ends[1]))
             self.cond.notify_all()
-
-
-def _kind(text: str) -> str:
-    """A message's type: every message starts with it (protocol.encode)."""
-    if not text.startswith('{"type":"'):
-        return ""
-    return text[9 : text.find('"', 9)]
-
-
-RAW_COLUMNS = ("t", "line", "kind", "choices", "event")
-
-
-def _merged_raw(texts: list[str]) -> Iterator[str]:
-    """Consecutive ``raw_meta`` messages as one, when each starts where the last ended."""
-    if len(texts) < 2:
-        yield from texts
-        return
-    parts = [orjson.loads(text) for text in texts]
-    first = parts[0]
-    at = first["start"]
-    for part in parts:
-        if part["start"] != at or part["stream"] != first["stream"]:
-            yield from texts  # not contiguous (a snapshot overlapping): as they are
-            return
-        at += len(part["t"])
-    columns = {c: [v for part in parts for v in part[c]] for c in RAW_COLUMNS}
-    yield encode("raw_meta", stream=first["stream"], start=first["start"], **columns)
-
-
-def _merged_events(texts: list[str]) -> Iterator[str]:
-    """Consecutive ``events`` messages of one stream as one (up to about BATCH_BYTES each),
-    joined as text: each is ``{"type":"events","stream":N,"events":[...]}`` (protocol.encode)."""
-    if len(texts) < 2:
-        yield from texts
-        return
-    head = texts[0][: texts[0].index("[") + 1]
-    if not all(t.startswith(head) and t.endswith("]}") for t in texts):
-        yield from texts
-        return
-    bodies: list[str] = []
-    size = 0
-    for text in texts:
-        body = text[len(head) : -2]
-        if bodies and size + len(body) > BATCH_BYTES:
-            yield head + ",".join(bodies) + "]}"
-            bodies, size = [], 0
-        if body:
-            bodies.append(body)
-            size += len(body)
-    if bodies:
-        yield head + ",".join(bodies) + "]}"
-
-
-def _events_piece(text: str, first: int) -> Piece:
-    """An ``events`` message as a log piece that knows the events it holds."""
-    count = len(orjson.loads(text)["events"])
-    return Piece(event_start=first, event_end=first + count, message=text)
-
-
-def _skip_seen(piece: Piece, seen: int) -> list[Piece]:
-    if piece.event_end <= seen:
-        return []
-    if piece.event_start >= seen:
-        return [piece]
-    message = orjson.loads(piece.message or "{}")
-    rest = message["events"][seen - piece.event_start :]
-    text = encode("events", stream=message["stream"], events=rest)
-    return [Piece(event_start=seen, event_end=piece.event_end, message=text)]
-
-
-def _events_from(piece: Piece, seen: int) -> list[str]:
-    return [p.message or "" for p in _skip_seen(piece, seen)]
 
 
 class Mirrors:
@@ -347,4 +273,4 @@ class Mirrors:
         if last is None:
             return True
         texts = last.fields.get(b"m", b"").decode().split("\n")
-        return not any(_kind(text) == "end" for text in texts)
+        return not any(kind_of(text) == "end" for text in texts)

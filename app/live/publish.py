@@ -152,7 +152,3 @@ def request_stop(streams: RedisStreams, capture_id: str, why: bytes) -> bool:
     except StreamsDown:
         return False
     return True
-
-
-def is_end(message: str) -> bool:
-    return message.startswith('{"type":"end"')
