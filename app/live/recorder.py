@@ -45,19 +45,23 @@ class Recorder:
         body: dict[str, Any],
         title: str,
         api: str | None = None,
+        source: dict[str, Any] | None = None,
+        kind: str = "live",
     ) -> None:
+        """``source``: the header's source when the caller describes more than the URL (a
+        proxied call: docs/proxy.md), already scrubbed; ``kind``: the store's source column."""
         self.store = store
         self.redactor = redactor
         created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         header = header_line(
             created=created,
-            source=public_source(url, redactor),
+            source=source or public_source(url, redactor),
             api=api,
             request=clean_body(body, redactor),
         )
         record, token = store.add(
             NewCapture(
-                data=header, title=title, format="timed", streams=1, source="live", redacted=[]
+                data=header, title=title, format="timed", streams=1, source=kind, redacted=[]
             )
         )
         self.capture_id = record.id
@@ -71,8 +75,10 @@ class Recorder:
         # live is labelled the same way, so it is the capture the stored bytes read as.
         self.header: dict[str, Any] = orjson.loads(header)
 
-    def response(self, t: float, status: int, content_type: str) -> None:
-        self._add(response_line(t, status, content_type))
+    def response(
+        self, t: float, status: int, content_type: str, headers: dict[str, str] | None = None
+    ) -> None:
+        self._add(response_line(t, status, content_type, headers))
 
     def read(self, t: float, data: bytes) -> None:
         self._add(read_line(t, data))

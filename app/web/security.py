@@ -60,6 +60,8 @@ def install(app: Flask) -> None:
 
     @app.after_request
     def _headers(response: Response) -> Response:
+        if g.get("proxied"):  # a proxied answer keeps the upstream's headers (docs/proxy.md)
+            return response
         embed = request.path.startswith("/embed/")
         response.headers.setdefault("Content-Security-Policy", EMBED_CSP if embed else CSP)
         response.headers["X-Content-Type-Options"] = "nosniff"
