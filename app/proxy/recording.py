@@ -51,7 +51,7 @@ class Recording:
         self.ended: str | None = None  # the recording's end reason, once it ended
         self._stop: tuple[str, str] | None = None
         self._decoder: Any = None
-        self._last = 0.0
+        self._ending = False  # the run's end has begun (it is not begun twice)
         run.upstream = self
         registry.add(run)
 
@@ -88,7 +88,6 @@ class Recording:
             return
 
         def step() -> None:
-            self._last = t
             plain = self._decoder.decompress(data) if self._decoder is not None else data
             self.run.read(t, plain)
             if self._stop is not None:
@@ -99,13 +98,13 @@ class Recording:
     def end(self, t: float, reason: str, error: str | None) -> None:
         if self.ended is not None:
             return
-        self._stop = None
         self._guard("the end", lambda: self._finish(t, (reason, error)), t)
 
     # ------------------------------------------------------------------ inside
     def _finish(self, t: float, outcome: tuple[str, str | None] | None = None) -> None:
         reason, message = outcome or self._stop or ("error", "the recording stopped")
         self.ended = reason
+        self._ending = True
         try:
             self.run.end(t, reason, message)
             self.on_done(self.run)
@@ -117,15 +116,20 @@ class Recording:
             step()
         except Exception:
             log.exception("recording %s of a proxied call failed; the call goes on", what)
-            if self.ended is None:
-                self.ended = "failed"
-                try:
-                    self.run.end(t, "error", "the recording failed; the call went on")
-                except Exception:
-                    log.exception("ending a failed recording failed too")
-                    self.run.abandon("the recording failed; the call went on")
-                finally:
-                    self.registry.remove(self.capture_id)
+            self._failed(t)
+
+    def _failed(self, t: float) -> None:
+        """Recording stops here; its viewers get an end whatever the store does."""
+        self.ended = "failed"
+        try:
+            if not self.run.finished and not self._ending:
+                self._ending = True
+                self.run.end(t, "error", "the recording failed; the call went on")
+        except Exception:
+            log.exception("ending a failed recording failed too")
+        finally:
+            self.run.abandon("the recording failed; the call went on")  # if still unfinished
+            self.registry.remove(self.capture_id)
 
 
 def start_recording(
