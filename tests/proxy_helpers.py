@@ -81,11 +81,12 @@ def calls(server, headers: dict | None = None) -> list[dict]:
 
 
 def finished_call(server, headers: dict | None = None, timeout: float = 10) -> dict:
-    """The newest call, once it has ended."""
+    """The newest call, once it has ended and its recording is all in the store."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         newest = calls(server, headers)[0]
-        if newest["state"] not in ("connecting", "streaming"):
+        ended = newest["state"] not in ("connecting", "streaming")
+        if ended and (newest["recording_end"] is not None or newest["recording"] is None):
             return newest
         time.sleep(0.05)
     raise AssertionError("the newest call did not end")

@@ -261,7 +261,12 @@ def test_a_store_that_fails_never_breaks_the_call(tmp_path, fake):
             )
         assert answer.status_code == 200
         assert answer.content == b"".join(writes(fake.requests[-1]))
-        listed = json.loads(urllib.request.urlopen(f"{url}/api/proxy/calls").read())["calls"]
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            listed = json.loads(urllib.request.urlopen(f"{url}/api/proxy/calls").read())["calls"]
+            if listed[0]["recording_end"] is not None:
+                break
+            time.sleep(0.05)
         assert listed[0]["state"] == "done" and listed[0]["recording_end"] == "failed"
     finally:
         server.shutdown()

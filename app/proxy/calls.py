@@ -22,6 +22,7 @@ from ..domain.stream import Stream
 
 if TYPE_CHECKING:
     from ..live.hub import LiveRun
+    from .recording import Recording
 
 KEPT = 200
 _numbers = itertools.count(1)
@@ -53,6 +54,7 @@ class Call:
     delete_token: str | None = None
     recording_end: str | None = None  # how the recording ended (too_large: it stopped early)
     run: LiveRun | None = None
+    recorded: Recording | None = None  # how its recording ended, read when listed
     ended: float | None = None  # monotonic
     facts: Facts = field(default_factory=Facts)
 
@@ -101,7 +103,7 @@ class Call:
             "tokens": facts.tokens,
             "started": round(self.started, 3),
             "recording": self.recording,
-            "recording_end": self.recording_end,
+            "recording_end": self.recorded.outcome if self.recorded else self.recording_end,
             "delete_token": self.delete_token,
         }
 

@@ -42,16 +42,24 @@ DECODERS: dict[str, Callable[[], Any]] = {
 
 
 class Recording:
-    def __init__(self, run: LiveRun, registry: Registry, on_done: Callable[[LiveRun], None]):
+    def __init__(
+        self,
+        run: LiveRun,
+        registry: Registry,
+        on_done: Callable[[LiveRun], None],
+        defer: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
         self.run = run
         self.registry = registry
         self.on_done = on_done
+        self.defer = defer or (lambda task: task())  # after the store's writes (writer.py)
         self.capture_id = run.capture_id
         self.delete_token = run.recorder.delete_token
         self.ended: str | None = None  # the recording's end reason, once it ended
         self._stop: tuple[str, str] | None = None
         self._decoder: Any = None
         self._ending = False  # the run's end has begun (it is not begun twice)
+        self.stored = False  # everything it recorded is in the store
         run.upstream = self
         registry.add(run)
 
@@ -90,6 +98,8 @@ class Recording:
         def step() -> None:
             plain = self._decoder.decompress(data) if self._decoder is not None else data
             self.run.read(t, plain)
+            if self.run.recorder.failed:
+                raise OSError("the store failed to keep the recording")
             if self._stop is not None:
                 self._finish(t)
 
@@ -107,9 +117,17 @@ class Recording:
         self._ending = True
         try:
             self.run.end(t, reason, message)
-            self.on_done(self.run)
+        finally:
+            self.defer(self._done)
+
+    def _done(self) -> None:
+        """Once the recording is in the store: its share link reads it from there."""
+        try:
+            if not self.run.recorder.failed and self.ended != "failed":
+                self.on_done(self.run)
         finally:
             self.registry.remove(self.capture_id)
+            self.stored = True
 
     def _guard(self, what: str, step: Callable[[], None], t: float) -> None:
         try:
@@ -129,7 +147,15 @@ class Recording:
             log.exception("ending a failed recording failed too")
         finally:
             self.run.abandon("the recording failed; the call went on")  # if still unfinished
-            self.registry.remove(self.capture_id)
+            self.defer(self._done)
+
+    @property
+    def outcome(self) -> str | None:
+        """How the recording ended, once it is all in the store (``failed`` when the store
+        failed it); None until then."""
+        if self.run.recorder.failed:
+            return "failed"
+        return self.ended if self.stored else None
 
 
 def start_recording(
@@ -145,6 +171,7 @@ def start_recording(
     stall_ms: float,
     max_bytes: int,
     remember: Callable[[CaptureRecord, Capture], None],
+    defer: Callable[[Callable[[], None]], None] | None = None,
 ) -> Recording | None:
     """The call's recording, in the store from now on; None (logged) when it cannot start."""
     try:
@@ -162,6 +189,7 @@ def start_recording(
             api=api,
             source=clean_source,
             kind="proxy",
+            defer=defer,
         )
         run = LiveRun(None, recorder, redactor, stall_ms, max_bytes)
 
@@ -170,7 +198,7 @@ def start_recording(
             if record is not None:  # not deleted while it streamed
                 remember(record, finished.capture())
 
-        return Recording(run, registry, done)
+        return Recording(run, registry, done, defer)
     except Exception:
         log.exception("a proxied call could not be recorded; it is forwarded all the same")
         return None

@@ -29,6 +29,7 @@ from .exchange import Exchange, Outgoing
 from .recording import start_recording
 from .upstreams import Upstream, api_of, model_of, parse_upstreams
 from .watch import Watch
+from .writer import StoreWriter
 
 
 class ProxyService:
@@ -41,6 +42,7 @@ class ProxyService:
         self.max_body_mb = settings.proxy_max_body_mb
         self.calls = Calls()
         self.watch = Watch()
+        self.writer = StoreWriter()
 
     @property
     def enabled(self) -> bool:
@@ -117,10 +119,11 @@ class ProxyService:
             stall_ms=self.settings.stall_ms,
             max_bytes=live.max_bytes,
             remember=lambda record, capture: live.remember(record, capture),
+            defer=self.writer,
         )
         if recording is not None:
             call.recording, call.delete_token = recording.capture_id, recording.delete_token
-            call.run = recording.run
+            call.run, call.recorded = recording.run, recording
         self.calls.add(call)
         outgoing = Outgoing(
             method, url, proxy_headers.to_upstream(headers), body, self.resolver(upstream)

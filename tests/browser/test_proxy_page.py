@@ -57,10 +57,12 @@ def test_a_call_appears_while_it_streams_and_opens_in_the_player_on_the_live_edg
     first = app_call(proxied, "slow:5")
     first.join(timeout=30)
     call = app_call(proxied, "slow:60")  # a word every 100 ms: six seconds
-    wait_until(
+    newest = "document.querySelector('[data-testid=proxy-call]')"
+    wait_until(  # the list the page shows may be one poll old: wait for the new call's row
         page,
-        "document.querySelector('[data-testid=proxy-call]')?.dataset.state === 'streaming'"
-        " && Number(document.querySelector('[data-testid=proxy-call] td[data-field=tokens]').textContent) > 0",
+        f"{newest}?.querySelector('td[data-field=model]').textContent === 'slow:60'"
+        f" && {newest}.dataset.state === 'streaming'"
+        f" && Number({newest}.querySelector('td[data-field=tokens]').textContent) > 0",
     )
     assert page.locator('[data-testid="proxy-call"]').count() == 2  # newest first
     assert [cell(page, f) for f in ("method", "path", "model", "status", "dialect")] == [

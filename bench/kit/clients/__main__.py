@@ -11,6 +11,7 @@ from typing import Any
 from kit.clients import Clock
 from kit.clients.lean import lean_follow
 from kit.clients.live import follow, starter
+from kit.clients.proxy import proxy
 from kit.clients.replay import churn, replay, replayloop
 from kit.clients.stall import stall
 
@@ -22,6 +23,7 @@ ROLES: dict[str, Role] = {
     "replayloop": replayloop,
     "churn": churn,
     "stall": stall,
+    "proxy": proxy,
 }
 
 
