@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import Any
 
 import kit  # noqa: F401  (puts the repository on sys.path)
@@ -55,6 +56,7 @@ def part(
     """``proxied`` streams through the proxy and ``direct`` ones from the fake, spread over
     ``processes`` clients, gated to start together; each stream's writes offset by its own
     phase within the interval (all at once with ``in_step``); every token's lateness by kind."""
+    settle(server)
     kinds = [("proxy", server.port, f"/proxy/fake{CHAT}")] * proxied
     kinds += [("direct", fake.port, CHAT)] * direct
     interval_ms = 1000 / rate
@@ -94,6 +96,17 @@ def part(
         "cpu": cpu,
         "clients": [r["client"] for r in results],
     }
+
+
+def settle(server: Server, timeout: float = 30) -> None:
+    """Until the server holds no call of a part before (each holds a unit of slow work)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        health = server.healthz()
+        if health["slow_requests"] == 0 and health["live_runs"] == 0:
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"the server still holds calls: {health}")
 
 
 def added_rows(table: Table, label: str, got: dict[str, Any], targets: dict[int, float]) -> None:

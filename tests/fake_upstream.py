@@ -436,6 +436,7 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
 
 class FakeUpstream(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # a proxy's burst of connections is not reset (socketserver: 5)
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)

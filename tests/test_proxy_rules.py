@@ -305,3 +305,19 @@ def test_the_calls_are_listed_newest_first_with_what_their_timeline_says(tmp_pat
     assert listed[0]["tokens"] == 1 and listed[1]["dialect"] is None
     calls.add(Call("local", "GET", "/third", None))
     assert [c["path"] for c in calls.listing()] == ["/third", "/v1/chat/completions"]
+
+
+def test_an_ended_call_keeps_its_facts_not_its_timeline_and_learns_how_its_recording_ended(
+    tmp_path,
+):
+    _, _, recording, _ = recording_of(tmp_path)
+    call = Call("local", "POST", "/v1/chat/completions", "m", run=recording.run)
+    recording.on_outcome = lambda outcome: setattr(call, "recording_end", outcome)
+    recording.response(1.0, 200, "text/event-stream", {})
+    recording.read(40.0, b'data: {"choices": [{"index": 0, "delta": {"content": "hi"}}]}\n\n')
+    recording.end(50.0, "done", None)
+    call.settle()
+    assert call.run is None  # the list of 200 calls holds no timeline (the store has them)
+    listed = call.to_json(0.0)
+    assert listed["dialect"] == "chat-completions" and listed["ttft_ms"] == 40.0
+    assert listed["tokens"] == 1 and listed["recording_end"] == "done"

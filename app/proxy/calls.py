@@ -22,7 +22,6 @@ from ..domain.stream import Stream
 
 if TYPE_CHECKING:
     from ..live.hub import LiveRun
-    from .recording import Recording
 
 KEPT = 200
 _numbers = itertools.count(1)
@@ -53,8 +52,7 @@ class Call:
     recording: str | None = None  # the capture id
     delete_token: str | None = None
     recording_end: str | None = None  # how the recording ended (too_large: it stopped early)
-    run: LiveRun | None = None
-    recorded: Recording | None = None  # how its recording ended, read when listed
+    run: LiveRun | None = None  # while it streams: its timeline, read for the list
     ended: float | None = None  # monotonic
     facts: Facts = field(default_factory=Facts)
 
@@ -85,6 +83,12 @@ class Call:
         self.facts = Facts(copy.dialect, metrics.ttft_ms, metrics.output_tokens, len(copy.events))
         return self.facts
 
+    def settle(self) -> None:
+        """The call is over: what its timeline says is read once more and kept, and the
+        timeline let go (the list keeps calls, not their timelines: the store has them)."""
+        self.read_facts()
+        self.run = None
+
     def to_json(self, now: float) -> dict[str, Any]:
         facts = self.read_facts()
         return {
@@ -103,7 +107,7 @@ class Call:
             "tokens": facts.tokens,
             "started": round(self.started, 3),
             "recording": self.recording,
-            "recording_end": self.recorded.outcome if self.recorded else self.recording_end,
+            "recording_end": self.recording_end,
             "delete_token": self.delete_token,
         }
 

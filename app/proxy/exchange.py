@@ -303,7 +303,7 @@ class Exchange:
         call = self.call
         call.state, call.ended = reason, self.clock()
         call.error = self.redactor.text(error) if error else None
-        call.recording_end = self.recording.outcome if self.recording is not None else None
+        call.settle()
         log.info(
             "proxy",
             extra={

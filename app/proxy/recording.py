@@ -53,6 +53,7 @@ class Recording:
         self.registry = registry
         self.on_done = on_done
         self.defer = defer or (lambda task: task())  # after the store's writes (writer.py)
+        self.on_outcome: Callable[[str], None] | None = None  # told once all is stored
         self.capture_id = run.capture_id
         self.delete_token = run.recorder.delete_token
         self.ended: str | None = None  # the recording's end reason, once it ended
@@ -128,6 +129,8 @@ class Recording:
         finally:
             self.registry.remove(self.capture_id)
             self.stored = True
+            if self.on_outcome is not None and self.outcome is not None:
+                self.on_outcome(self.outcome)
 
     def _guard(self, what: str, step: Callable[[], None], t: float) -> None:
         try:

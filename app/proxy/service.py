@@ -123,7 +123,8 @@ class ProxyService:
         )
         if recording is not None:
             call.recording, call.delete_token = recording.capture_id, recording.delete_token
-            call.run, call.recorded = recording.run, recording
+            call.run = recording.run
+            recording.on_outcome = lambda outcome: setattr(call, "recording_end", outcome)
         self.calls.add(call)
         outgoing = Outgoing(
             method, url, proxy_headers.to_upstream(headers), body, self.resolver(upstream)

@@ -29,6 +29,7 @@ class Stream(asyncio.Protocol):
         self.headed = False
         self.lateness: list[float] = []
         self.reads = 0
+        self.refused: bytes | None = None  # the answer's start, when it was not a 200
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -43,7 +44,10 @@ class Stream(asyncio.Protocol):
             if end < 0:
                 return
             if not self.head.done():
-                self.head.set_result(self.buf.startswith(b"HTTP/1.1 200"))
+                self.refused = (
+                    None if self.buf.startswith(b"HTTP/1.1 200") else bytes(self.buf[:900])
+                )
+                self.head.set_result(self.refused is None)
             self.headed = True
             data = bytes(self.buf[end + 4 :])
         self.reads += 1
@@ -75,7 +79,8 @@ async def proxy(spec: dict[str, Any], clock: Clock) -> None:
         await loop.create_connection(lambda s=stream: s, "127.0.0.1", item["port"])
         streams.append((item["label"], stream))
     heads = await asyncio.gather(*(s.head for _, s in streams))
-    emit("ready", ok=all(heads), streams=len(streams))
+    refused = [s.refused.decode(errors="replace") for _, s in streams if s.refused]
+    emit("ready", ok=all(heads), streams=len(streams), refused=refused[:3])
     await asyncio.wait_for(asyncio.gather(*(s.done for _, s in streams)), spec.get("timeout", 600))
     by_label: dict[str, list[list[float]]] = {}
     for label, stream in streams:
