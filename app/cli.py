@@ -38,6 +38,42 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK if read_any else EXIT_NO_STREAM
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """One self-contained HTML player (docs/teaching.md, "Static export")."""
+    from .settings import load
+    from .standalone.export import (
+        DEMO_PREFIX,
+        ExportError,
+        export_demo,
+        export_file,
+        export_from_server,
+    )
+    from .standalone.page import player_size
+
+    try:
+        if args.server:
+            exported = export_from_server(args.server, args.capture)
+        elif args.capture.startswith(DEMO_PREFIX):
+            exported = export_demo(args.capture[len(DEMO_PREFIX) :], load({}))
+        else:
+            try:
+                data = _read_input(args.capture)
+            except OSError as exc:
+                raise ExportError(f"cannot read {args.capture}: {exc.strerror or exc}") from None
+            name = "stdin" if args.capture == "-" else Path(args.capture).name
+            exported = export_file(data, name, load({}), args.format, args.dialect)
+        Path(args.output).write_bytes(exported.html)
+    except (ExportError, OSError) as exc:
+        print(f"streamscope: {exc}", file=sys.stderr)
+        return EXIT_NO_STREAM
+    print(
+        f"wrote {args.output}: {len(exported.html):,} bytes (capture {exported.capture_size:,}, "
+        f"its timeline with raw texts {exported.document_size:,}, player {player_size():,})",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     overrides: dict[str, object] = {
         "host": args.host,
@@ -145,6 +181,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"
     )
     inspect.set_defaults(run=cmd_inspect)
+    export = commands.add_parser(
+        "export",
+        help="write one self-contained HTML player of a capture (plays from file://, no network)",
+    )
+    export.add_argument(
+        "capture",
+        help="a capture file ('-' for stdin), demos/<name> for a bundled demo, or with --server "
+        "a stored capture's id (or demos/<name>) on that server",
+    )
+    export.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    export.add_argument(
+        "--server", help="a running Streamscope's URL to export a stored capture from"
+    )
+    export.add_argument("--format", choices=FORMAT_NAMES, help="read a file as this format")
+    export.add_argument("--dialect", choices=DIALECT_NAMES, help="read a file as this dialect")
+    export.set_defaults(run=cmd_export)
     serve = commands.add_parser("serve", help="start the web player on the bundled demos")
     serve.add_argument("--host", default=None, help="interface (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port (default 5000; 0 picks one)")

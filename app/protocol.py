@@ -48,9 +48,14 @@ class ProtocolError(ValueError):
 
 
 def encode(message_type: str, /, **fields: Any) -> str:
+    return encode_bytes(message_type, **fields).decode()
+
+
+def encode_bytes(message_type: str, /, **fields: Any) -> bytes:
+    """``encode``'s message as UTF-8 bytes, as it is framed (no round trip through ``str``)."""
     if message_type not in SERVER_MESSAGES:
         raise ValueError(f"not a server message type: {message_type}")
-    return orjson.dumps({"type": message_type, **fields}).decode()
+    return orjson.dumps({"type": message_type, **fields})
 
 
 def whole_numbers(message: dict[str, Any], *names: str) -> tuple[int, ...] | None:

@@ -18,13 +18,14 @@ from .captures import Capture
 from .domain.events import (
     Finish,
     Logprobs,
+    Meta,
     ReasoningDelta,
     RefusalDelta,
     TextDelta,
     ToolCallEnd,
 )
 from .domain.stream import Stream
-from .domain.summary import diagnostic_json, dialect_of, identity, summarize
+from .domain.summary import diagnostic_json, dialect_of, identity_of, summarize
 
 INDENT = "  "
 
@@ -66,15 +67,29 @@ class _Output:
     stop: Any = None
 
 
-def _outputs(stream: Stream) -> dict[int, _Output]:
-    """Every dialect's outputs from its timeline; logprob entries counted, never parsed."""
+def _outputs(stream: Stream, metas: list[Meta]) -> dict[int, _Output]:
+    """Every dialect's outputs from its timeline; logprob entries counted, never parsed. The
+    meta events go to ``metas`` on the way (one pass for both)."""
     outputs: dict[int, _Output] = {}
     for event in stream.events:
-        choice = getattr(event, "choice", None)
-        if not isinstance(choice, int):
+        kind = type(event)  # the commonest two by their exact type first
+        if kind is TextDelta or kind is Logprobs:
+            out = outputs.get(event.choice)  # type: ignore[attr-defined]
+            if out is None:
+                out = _output(outputs, event.choice)  # type: ignore[attr-defined]
+                if out is None:
+                    continue
+            if kind is TextDelta:
+                out.text.append(event.text)  # type: ignore[attr-defined]
+            else:
+                out.logprobs[event.field] += event.count  # type: ignore[attr-defined]
             continue
-        out = outputs.get(choice) or outputs.setdefault(choice, _Output())
-        if isinstance(event, TextDelta):
+        choice = getattr(event, "choice", None)
+        out = _output(outputs, choice)
+        if out is None:
+            if isinstance(event, Meta):
+                metas.append(event)
+        elif isinstance(event, TextDelta):
             out.text.append(event.text)
         elif isinstance(event, ReasoningDelta):
             out.reasoning.setdefault(event.field, []).append(event.text)
@@ -89,25 +104,38 @@ def _outputs(stream: Stream) -> dict[int, _Output]:
     return outputs
 
 
+def _output(outputs: dict[int, _Output], choice: Any) -> _Output | None:
+    """The output of a choice number (made when first seen); None when it is not a number."""
+    if not isinstance(choice, int):
+        return None
+    out = outputs.get(choice)
+    if out is None:
+        out = outputs[choice] = _Output()
+    return out
+
+
 def _output_lines(index: int, out: _Output) -> list[str]:
-    lines = [f"output {index} (stop: {_known(out.stop)})"]
+    """The lines of one output, indented as they are printed (one level for the output, two
+    for what it holds, three for the text of a block)."""
+    one, two = INDENT, INDENT * 2
+    lines = [f"{one}output {index} (stop: {_known(out.stop)})"]
     for name, parts in out.reasoning.items():
-        lines += _block(f"reasoning ({name})", "".join(parts))
+        lines += _block(f"reasoning ({name})", "".join(parts), 3)
     if out.text:
-        lines += _block("text", "".join(out.text))
+        lines += _block("text", "".join(out.text), 3)
     if out.refusal:
-        lines += _block("refusal", "".join(out.refusal))
+        lines += _block("refusal", "".join(out.refusal), 3)
     for number, call in enumerate(out.calls):
         verdict = {"valid": "valid JSON", "empty": "no arguments"}.get(call.status) or (
             f"INVALID JSON: {call.error}"
         )
         lines.append(
-            f"{INDENT}tool call {number}: {_known(call.name)} (id {_known(call.id)}) - {verdict}"
+            f"{two}tool call {number}: {_known(call.name)} (id {_known(call.id)}) - {verdict}"
         )
         arguments = _pretty_arguments(call.arguments, call.status)
-        lines += [INDENT * 2 + line for line in arguments.splitlines()]
+        lines += [INDENT * 3 + line for line in arguments.splitlines()]
     for name, count in out.logprobs.items():
-        lines.append(f"{INDENT}logprobs: {count} {name} tokens")
+        lines.append(f"{two}logprobs: {count} {name} tokens")
     return lines
 
 
@@ -148,7 +176,8 @@ def render_json(capture: Capture, stall_ms: float = 250.0) -> bytes:
         "diagnostics": [diagnostic_json(d) for d in capture.diagnostics],
         "streams": [summarize(stream, stall_ms) for stream in capture.streams],
     }
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
+    # The newline appended by orjson: adding it after would copy the whole output once more.
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 
 def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
@@ -160,16 +189,18 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
     for diag in capture.diagnostics:
         out.append(f"  [{diag.severity}] {diag.code}: {diag.message}")
     for stream in capture.streams:
-        summary = summarize(stream, stall_ms)
-        response_id, model = identity(stream)
+        summary = summarize(stream, stall_ms, with_normalized=False)
+        metas: list[Meta] = []
+        outputs = _outputs(stream, metas)
+        response_id, model = identity_of(metas)
         out.append("")
         dialect = stream.dialect or "unknown dialect"
         out.append(
             f"Stream {stream.index + 1} ({stream.origin}): {dialect}, model {_known(model)}, "
             f"id {_known(response_id)}"
         )
-        for index, output in sorted(_outputs(stream).items()):
-            out += [INDENT + line for line in _output_lines(index, output)]
+        for index, output in sorted(outputs.items()):
+            out += _output_lines(index, output)
         usage = dialect_of(stream).final_usage(summary["completion"])
         shown = orjson.dumps(usage).decode() if usage is not None else "none"
         out.append(f"{INDENT}usage: {shown}")
@@ -183,4 +214,5 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
         for diag in summary["diagnostics"]:
             where = f"line {diag['line']}" if diag["line"] is not None else "end"
             out.append(f"{INDENT}[{diag['severity']}] {where}: {diag['code']}: {diag['message']}")
-    return "\n".join(out) + "\n"
+    out.append("")  # the last newline, joined in (adding it after copies the report)
+    return "\n".join(out)

@@ -117,6 +117,10 @@ class Settings:
         8,
         "parsed captures kept in memory",
     )
+    max_markers: int = setting(
+        100,
+        "markers one capture may hold (its owner adds them); more get 400 too_many_markers",
+    )
     api_keys: str = setting(
         API_KEYS_DEFAULT,
         "server variables a live run may take its API key from, each tied to the one base URL it may be sent to (VARIABLE=URL, comma-separated)",

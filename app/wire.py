@@ -17,7 +17,7 @@ import orjson
 from .domain.events import Diagnostic, Event
 from .domain.stream import Stream
 from .domain.summary import diagnostic_json, dialect_of, summarize
-from .protocol import encode
+from .protocol import encode, encode_bytes
 
 RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
 BATCH_BYTES = 512 * 1024
@@ -97,11 +97,19 @@ class StreamEncoder:
     def events(self, start: int, end: int | None = None) -> Iterator[str]:
         """Events ``[start, end)`` in batches of at most ``max_events`` and about
         ``BATCH_BYTES``, each encoded in one call."""
+        for message in self.event_messages(start, end):
+            yield message.decode()
+
+    def event_messages(self, start: int, end: int | None = None) -> Iterator[bytes]:
+        """``events`` as the UTF-8 bytes that are framed (a replay frames them directly)."""
         for batch in event_batches(self.stream.events[start:end], self.max_events):
-            yield encode("events", stream=self.stream.index, events=batch)
+            yield encode_bytes("events", stream=self.stream.index, events=batch)
 
     def summary(self, stall_ms: float) -> str:
-        return encode("summary", stream=self.stream.index, **summarize(self.stream, stall_ms))
+        return self.summary_message(stall_ms).decode()
+
+    def summary_message(self, stall_ms: float) -> bytes:
+        return encode_bytes("summary", stream=self.stream.index, **summarize(self.stream, stall_ms))
 
     def raw_items(self, start: int, count: int) -> list[dict[str, Any]]:
         """Raw events with their text, for the raw view (``raw``, in answer to ``raw_request``)."""

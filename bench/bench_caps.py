@@ -20,7 +20,13 @@ Series (docs/security.md, "What one client can cost"):
   itself stays small);
 * longest line (``STREAMSCOPE_MAX_LINE_MB``, 8): 45 MB of JSON Lines (gzip) whose lines are
   as long as shown, each an array of empty objects (about 30 times its size while parsed, the
-  worst shape we know), the rest one plain string line, then one good chunk.
+  worst shape we know), the rest one plain string line, then one good chunk;
+* live run size (``STREAMSCOPE_MAX_LIVE_MB``, set to 16 here to keep the run short): a live run
+  against the fake upstream's ``flood:<MB>`` model, which sends that many MB of chunks as fast
+  as the socket takes them; the run ends ``too_large`` past the cap (which counts the recording,
+  its JSON records a little larger than the bytes, and the bytes its timeline is read from);
+* model list answer (1 MiB, fixed): ``POST /api/models`` against the fake upstream's
+  ``/big/<MB>/`` route, a models answer of that size.
 
 Adding a row: write a ``send(server, size_mb) -> status`` that sends one input of that size
 and returns the HTTP status (or a short word), and add a ``Series`` to ``series()``.
@@ -29,6 +35,7 @@ and returns the HTTP status (or a short word), and add a ``Series`` to ``series(
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -41,6 +48,7 @@ import gen_capture
 from kit.report import header
 from kit.table import Table
 
+from tests.fake_upstream import FakeUpstream
 from tests.live_server import LiveServer
 from tests.rawhttp import exchange, head, peak_kib, reset_peak, serving_pid
 
@@ -137,7 +145,36 @@ def longest_line(server: LiveServer, size_mb: float, total_mb: float = 45) -> st
     return post(server, body, {"Content-Type": "application/gzip"})
 
 
-def series(quick: bool) -> list[Series]:
+def live_run(server: LiveServer, size_mb: float, fake: FakeUpstream) -> str:
+    """A live run of ``size_mb`` MB of chunks, read by its page to the end: its end reason."""
+    from websockets.sync.client import connect
+
+    from app.protocol import SUBPROTOCOL
+
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    origin = f"http://127.0.0.1:{server.port}"
+    start = {
+        "type": "start",
+        "base_url": fake.url + "/v1",
+        "headers": {},
+        "body": {"model": f"flood:{size_mb:g}", "messages": [{"role": "user", "content": "x"}]},
+    }
+    with connect(url, subprotocols=[SUBPROTOCOL], origin=origin, max_size=None) as ws:  # type: ignore[list-item]
+        ws.send(json.dumps(start))
+        while True:
+            message = json.loads(ws.recv(timeout=300))
+            if message["type"] in ("end", "error"):
+                return str(message.get("reason") or message.get("code"))
+
+
+def models_answer(server: LiveServer, size_mb: float, fake: FakeUpstream) -> str:
+    body = json.dumps({"base_url": f"{fake.url}/big/{size_mb:g}/v1"}).encode()
+    headers = {"Content-Type": "application/json", "Content-Length": str(len(body))}
+    request = head("POST", "/api/models", f"127.0.0.1:{server.port}", headers)
+    return str(exchange(server.port, request, body, timeout=120).status)
+
+
+def series(quick: bool, fake: FakeUpstream) -> list[Series]:
     upload_cap = 50
     lines_mb = 20 if quick else 45
     return [
@@ -164,6 +201,23 @@ def series(quick: bool) -> list[Series]:
             [1, 7, 16] if quick else [1, 2, 4, 7, 16, 45],
             lambda server, size: longest_line(server, size, lines_mb),
             what=f"longest line of {lines_mb} MB of JSON Lines",
+        ),
+        Series(
+            "live run size",
+            "STREAMSCOPE_MAX_LIVE_MB=16",
+            16,
+            [2, 4, 32, 64] if quick else [1, 2, 4, 32, 64, 128],
+            lambda server, size: live_run(server, size, fake),
+            env={"STREAMSCOPE_MAX_LIVE_MB": "16"},
+            what="live run of flooded chunks",
+        ),
+        Series(
+            "model list answer",
+            "1 MiB read at most (fixed)",
+            1,
+            [0.5, 0.9, 8, 64] if quick else [0.25, 0.5, 0.9, 8, 64, 256],
+            lambda server, size: models_answer(server, size, fake),
+            what="models answer",
         ),
     ]
 
@@ -222,9 +276,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     header(packages=["gunicorn"], argv=argv)
     table = Table()
-    with tempfile.TemporaryDirectory(prefix="bench-caps-") as tmp:
-        for i, one in enumerate(series(args.quick)):
-            add_rows(table, one, measure(one, Path(tmp) / f"s{i}"))
+    fake = FakeUpstream().start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-caps-") as tmp:
+            for i, one in enumerate(series(args.quick, fake)):
+                add_rows(table, one, measure(one, Path(tmp) / f"s{i}"))
+    finally:
+        fake.stop()
     print()
     print(table.render())
     return table.verdict()

@@ -1,16 +1,34 @@
 """Core benchmark: parse + assemble speed, memory and linearity of Streamscope.
 
-One run, one process (the memory measures run in one child process so that the peak RSS starts
-clean; it reads the same file). Prints a Markdown table and exits 1 when a target is missed.
+One run, one process (the memory measures run in child processes so that each peak starts
+clean; they read the same files). Prints a Markdown table and exits 1 when a target is missed.
 
     python bench/bench_parse.py                 # defaults: 100k-chunk file, 20k for the SDK
     python bench/bench_parse.py --sdk-budget 30 # cap the openai SDK run (seconds)
+    python bench/bench_parse.py --parts chat,dialects   # some parts only (see --help)
+
+Parts: ``core`` (the rows below, on the capture with logprobs), and against each capture's own
+floor, measured in the same run (``parse_more.py``; issue 16, targets on CPU time):
+
+* ``chat``: ``inspect --json`` and ``inspect`` on 100k plain chunks (target <= 1.5x the floor)
+  and on 100k chunks with logprobs (<= 1.25x); traced peak against the floor's (<= 1.5x
+  plain, <= 1x with logprobs). The floor is ``floor`` below: it keeps the text and the logprob
+  entries as exact-size JSON text, as the product does.
+* ``growth``: ``inspect --json`` on 1M plain chunks against 100k: <= 10.5x (linear).
+* ``dialects``: a 100k-event capture per dialect (``gen_dialects.py``: its shapes, its floor:
+  split + ``orjson.loads`` + keep the text fragments); ``inspect --json`` <= 1.25x its floor,
+  traced peak <= 1x the floor's.
+* ``player``: opening a 100k-chunk capture in the player, server side: from the ``open``
+  message to the first and the last ``events`` message sent (the session in process, its send
+  calls timed, the capture read on open as on a cold cache), against the parse of the same
+  bytes: the encoding (last minus parse) must not cost more than the parse.
 
 Measures
 --------
 * floor: split the file into lines, ``orjson.loads`` each ``data:`` payload (not [DONE]),
   keep the ``delta.content`` strings and each chunk's ``logprobs.content`` entries as JSON
-  text (``orjson.dumps``), and drop the parsed chunk. That is what Streamscope keeps (it holds
+  text (``orjson.dumps``, sliced to an exact-size copy: orjson's result keeps a buffer of at
+  least 4 KiB, which made the floor hold 6x what the product holds), and drop the parsed chunk. That is what Streamscope keeps (it holds
   logprob entries as JSON text, never as objects), so the collector runs as it does for the
   product. Streamscope: ``read_capture(data)`` + ``assemble(stream.events)`` on the same
   bytes. Target: Streamscope <= 2x floor. Timing is best of ``--repeat`` (default 3) runs with
@@ -69,7 +87,9 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import gen_capture  # noqa: E402
+import gen_dialects  # noqa: E402
 import orjson  # noqa: E402
+import parse_more  # noqa: E402
 from kit.report import header  # noqa: E402
 from kit.table import Table  # noqa: E402
 
@@ -85,18 +105,15 @@ SEGMENT = 1460
 
 
 # ---------------------------------------------------------------------------- helpers
-def capture_path(chunks: int) -> Path:
-    return (
-        OUT / f"capture-{chunks // 1000}k.sse"
-        if chunks % 1000 == 0
-        else OUT / f"capture-{chunks}.sse"
-    )
+def capture_path(chunks: int, logprobs: bool = True) -> Path:
+    size = f"{chunks // 1000}k" if chunks % 1000 == 0 else str(chunks)
+    return OUT / f"capture-{size}{'' if logprobs else '-plain'}.sse"
 
 
-def ensure_capture(chunks: int) -> Path:
-    path = capture_path(chunks)
+def ensure_capture(chunks: int, logprobs: bool = True) -> Path:
+    path = capture_path(chunks, logprobs)
     if not path.exists():
-        gen_capture.write_capture(path, chunks)
+        gen_capture.write_capture(path, chunks, logprobs=logprobs)
     return path
 
 
@@ -153,7 +170,7 @@ def floor(data: bytes) -> tuple[list[str], list[bytes]]:
             if lp:
                 entries = lp.get("content")
                 if entries:
-                    logprobs.append(dumps(entries))
+                    logprobs.append(dumps(entries)[1:-1])
     return content, logprobs
 
 
@@ -198,6 +215,7 @@ def inspect_readable(data: bytes) -> str:
 
 
 INSPECT = {"json": inspect_json, "readable": inspect_readable}
+PARTS = ("core", "chat", "growth", "dialects", "player")
 
 
 def sdk_run(data: bytes, budget: float, read_size: int = 16384) -> dict[str, Any]:
@@ -295,12 +313,17 @@ def peak_rss() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def mem_child_inspect(path: str, what: str) -> None:
-    """Run in a child: file bytes loaded first, then one inspect output under tracemalloc."""
+def mem_child_inspect(path: str, what: str, dialect: str | None = None) -> None:
+    """Run in a child: file bytes loaded first, then one inspect output (or the floor: the
+    chat floor, or a dialect's) under tracemalloc."""
     data = Path(path).read_bytes()
+    measures: dict[str, Callable[[bytes], Any]] = {
+        **INSPECT,
+        "floor": (lambda d: gen_dialects.floor(dialect, d)) if dialect else floor,
+    }
     gc.collect()
     tracemalloc.start()
-    out = INSPECT[what](data)
+    out = measures[what](data)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     print(json.dumps({"size": len(data), "peak": peak, "output": len(out)}))
@@ -354,35 +377,11 @@ def fmt_mb(n: float) -> str:
     return f"{n / MIB:.1f} MiB"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Streamscope core benchmark")
-    parser.add_argument("--chunks", type=int, default=100_000)
-    parser.add_argument("--sdk-chunks", type=int, default=20_000)
-    parser.add_argument("--sdk-budget", type=float, default=45.0, help="seconds (default 45)")
-    parser.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
-    parser.add_argument("--no-gc-off", action="store_true", help="skip the gc.disable() rows")
-    parser.add_argument("--mem-child", help=argparse.SUPPRESS)
-    parser.add_argument("--mem-inspect", choices=sorted(INSPECT), help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.mem_child:
-        if args.mem_inspect:
-            mem_child_inspect(args.mem_child, args.mem_inspect)
-        else:
-            mem_child(args.mem_child)
-        return 0
-
-    started = time.perf_counter()
-    header(packages=["orjson", "openai"])
-    print(
-        f"timing: best of {args.repeat} runs (huge-line rows: best of {max(args.repeat, 7)}), "
-        "time.perf_counter, gc.collect() before each\n"
-    )
-
-    big = ensure_capture(args.chunks)
-    small = ensure_capture(args.sdk_chunks)
+def core_rows(args: argparse.Namespace, table: Table, big: Path, small: Path) -> str:
+    """The rows on the logprobs capture: Streamscope against the floor, the SDK, memory and
+    linearity; returns the list of runs."""
     data = big.read_bytes()
     size = len(data)
-    table = Table()
 
     # ---- correctness first: the benchmark is meaningless if the result is wrong
     content, lps = floor_kept(data)
@@ -392,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     assert choice["logprobs"]["content"] == lps, "logprobs differ from the floor"
     assert result["usage"]["completion_tokens"] == args.chunks
     _, texts = floor(data)
-    assert [e for t in texts for e in orjson.loads(t)] == lps, "the floor's JSON text differs"
+    assert [e for t in texts for e in orjson.loads(b"[" + t + b"]")] == lps, "floor's text differs"
     del content, lps, result, choice, texts
 
     # ---- memory (child processes: clean peak RSS)
@@ -406,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
         return json.loads(proc.stdout.strip().splitlines()[-1])
 
     mem = child()
-    mem_inspect = {what: child("--mem-inspect", what) for what in INSPECT}
+    mem_inspect = {what: child("--mem-what", what) for what in INSPECT}
 
     # ---- speed vs floor
     (floor_all, ss_all, kept_all), (floor_cpu, ss_cpu, _) = interleaved(
@@ -589,16 +588,83 @@ def main(argv: list[str] | None = None) -> int:
     )
     table.row("huge line 8 MiB, absolute", fmt_s(t8), "", "", "< 1 s", t8 < 1.0)
 
-    print(table.render())
-    print()
-    print(
+    return (
         "runs: floor "
         + ", ".join(fmt_s(t) for t in floor_all)
         + "; Streamscope "
         + ", ".join(fmt_s(t) for t in ss_all)
         + f"; traced parse took {fmt_s(mem['traced_seconds'])}"
-        + f"; total bench time {time.perf_counter() - started:.0f} s"
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Streamscope core benchmark")
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--sdk-chunks", type=int, default=20_000)
+    parser.add_argument("--sdk-budget", type=float, default=45.0, help="seconds (default 45)")
+    parser.add_argument("--repeat", type=int, default=3, help="best of N (default 3)")
+    parser.add_argument("--no-gc-off", action="store_true", help="skip the gc.disable() rows")
+    parser.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help=f"comma-separated, from {', '.join(PARTS)} (default: all)",
+    )
+    parser.add_argument("--mem-child", help=argparse.SUPPRESS)
+    parser.add_argument("--mem-what", choices=[*sorted(INSPECT), "floor"], help=argparse.SUPPRESS)
+    parser.add_argument("--mem-dialect", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.mem_child:
+        if args.mem_what:
+            mem_child_inspect(args.mem_child, args.mem_what, args.mem_dialect)
+        else:
+            mem_child(args.mem_child)
+        return 0
+    parts = set(args.parts.split(","))
+
+    started = time.perf_counter()
+    header(packages=["orjson", "msgspec", "openai"])
+    print(
+        f"timing: best of {args.repeat} runs (huge-line rows: best of {max(args.repeat, 7)}), "
+        "time.perf_counter, gc.collect() before each\n"
+    )
+
+    big = ensure_capture(args.chunks)
+    small = ensure_capture(args.sdk_chunks)
+    table = Table()
+    runs = core_rows(args, table, big, small) if "core" in parts else ""
+    script = Path(__file__)
+    if "chat" in parts:
+        plain_path = ensure_capture(args.chunks, logprobs=False)
+        for label, path, time_target, mem_target in (
+            (f"chat, {args.chunks // 1000}k plain chunks", plain_path, 1.5, 1.5),
+            (f"chat, {args.chunks // 1000}k chunks with logprobs", big, 1.25, 1.0),
+        ):
+            parse_more.chat_rows(
+                table, script, label, path, floor, time_target, mem_target, args.repeat
+            )
+    if "growth" in parts:
+        parse_more.growth_row(
+            table,
+            ensure_capture(args.chunks, logprobs=False),
+            ensure_capture(args.chunks * 10, logprobs=False),
+            floor,
+            max(2, args.repeat - 1),
+        )
+    if "dialects" in parts:
+        parse_more.dialect_rows(table, script, args.chunks, args.repeat, 1.25)
+    if "player" in parts:
+        for label, path in (
+            (
+                f"player, {args.chunks // 1000}k plain chunks",
+                ensure_capture(args.chunks, logprobs=False),
+            ),
+            (f"player, {args.chunks // 1000}k chunks with logprobs", big),
+        ):
+            parse_more.player_rows(table, label, path, args.repeat)
+
+    print(table.render())
+    print()
+    print(runs + f"; total bench time {time.perf_counter() - started:.0f} s")
     return table.verdict()
 
 

@@ -21,6 +21,9 @@ class Demo:
     description: str
     format: str = "timed"
     capture: str | None = None  # file in tests/captures/ (real demos)
+    # A dialect demo: a capture from tests/captures/dialects/ copied as it is, read by the
+    # reader of `format`, replayed paced evenly (it has no timing).
+    dialect: str = "chat-completions"
     profile: Profile | None = None
     url: str = OPENAI_URL
     request: dict[str, Any] = field(default_factory=dict)
@@ -29,12 +32,32 @@ class Demo:
     end_error: str | None = None
 
     @property
+    def verbatim(self) -> bool:
+        return self.format not in ("docs", "timed")
+
+    @property
     def file(self) -> str:
+        if self.verbatim:
+            assert self.capture is not None
+            return self.name + self.capture[self.capture.index(".") :]
         return f"{self.name}.txt" if self.format == "docs" else f"{self.name}.timed.jsonl"
 
     @property
     def made(self) -> bool:
         return self.capture is None
+
+
+def _dialect_demo(
+    name: str, dialect: str, fmt: str, capture: str, title: str, description: str
+) -> Demo:
+    return Demo(
+        name=name,
+        title=title,
+        description=description,
+        format=fmt,
+        capture=capture,
+        dialect=dialect,
+    )
 
 
 STREAM = {"stream": True, "stream_options": {"include_usage": True}}
@@ -248,5 +271,94 @@ DEMOS = [
             "response_format": {"type": "json_object"},
             **STREAM,
         },
+    ),
+    # One (or two) per dialect: real captures from tests/captures/dialects/, as they are.
+    _dialect_demo(
+        "anthropic-web-search",
+        "anthropic-messages",
+        "sse",
+        "anthropic-claude-opus-4-1-web-search-citations.sse",
+        "Web search, results and citations (Anthropic Messages, claude-opus-4-1)",
+        "A server_tool_use web search with its input in fragments, the web_search_tool_result "
+        "block next to it, then text blocks citing the results.",
+    ),
+    _dialect_demo(
+        "anthropic-thinking",
+        "anthropic-messages",
+        "sse",
+        "anthropic-claude-sonnet-4-6-code-execution.sse",
+        "Signed thinking and code execution (Anthropic Messages, claude-sonnet-4-6)",
+        "A thinking block sealed by a signature, a bash code execution server tool and its "
+        "result, then the answer.",
+    ),
+    _dialect_demo(
+        "responses-reasoning",
+        "openai-responses",
+        "sse",
+        "responses-openai-o3-mini-reasoning-summary.sse",
+        "Reasoning summary in four parts (OpenAI Responses, o3-mini)",
+        "reasoning_summary_text in four parts, an encrypted reasoning item, then the message; "
+        "reasoning tokens in usage.",
+    ),
+    _dialect_demo(
+        "responses-web-search",
+        "openai-responses",
+        "sse",
+        "responses-openai-gpt-5-web-search.sse",
+        "Web search item (OpenAI Responses, gpt-5)",
+        "Encrypted reasoning items, a web_search_call with its progress events and its "
+        "search, then the message; cached and reasoning tokens.",
+    ),
+    _dialect_demo(
+        "gemini-grounding",
+        "gemini",
+        "sse",
+        "gemini-2-5-pro-web-search-grounding.sse",
+        "Google Search grounding (Gemini, gemini-2.5-pro)",
+        "Answer text with grounding supports citing the search results, "
+        "finishReason STOP, usageMetadata with thoughts and tool-use prompt tokens.",
+    ),
+    _dialect_demo(
+        "gemini-code-execution",
+        "gemini",
+        "sse",
+        "gemini-2-5-flash-code-execution.sse",
+        "Code execution (Gemini, gemini-2.5-flash)",
+        "Text, an executableCode part and its codeExecutionResult, then the answer.",
+    ),
+    _dialect_demo(
+        "ollama-chat",
+        "ollama",
+        "jsonl",
+        "ollama-chat-gemma3-1b-count.ndjson",
+        "Native /api/chat with server timings (Ollama, gemma3:1b)",
+        "NDJSON message fragments, then the done line with done_reason and the server's own "
+        "durations, shown next to the wire metrics.",
+    ),
+    _dialect_demo(
+        "completions-text",
+        "completions",
+        "sse",
+        "completion-openai-gpt-3-5-turbo-instruct-usage.sse",
+        "Legacy completions (gpt-3.5-turbo-instruct)",
+        "text_completion chunks, finish_reason length, and a final usage chunk.",
+    ),
+    _dialect_demo(
+        "cohere-thinking",
+        "cohere",
+        "sse",
+        "cohere-unknown-model-thinking.sse",
+        "Thinking, then text (Cohere v2 chat)",
+        "A thinking content block then a text block, finish_reason COMPLETE, billed and "
+        "actual tokens with cached tokens.",
+    ),
+    _dialect_demo(
+        "bedrock-tool-use",
+        "bedrock-converse",
+        "eventstream",
+        "bedrock-converse-claude-3-sonnet-tool-use.eventstream",
+        "Text then a tool call (AWS Bedrock ConverseStream, Claude 3 Sonnet)",
+        "Binary event-stream frames: text deltas, a toolUse block with its input in "
+        "fragments, stopReason tool_use, usage and latency.",
     ),
 ]

@@ -106,16 +106,25 @@ def _choice(delta: dict, logprobs: dict | None, finish: str | None = None) -> li
     return [{"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}]
 
 
-def events(chunks: int, seed: int = 20240601, parts: list[str] | None = None):
+def events(
+    chunks: int, seed: int = 20240601, parts: list[str] | None = None, *, logprobs: bool = True
+):
     """Yield the capture's SSE events (bytes, one ``data:`` event each, [DONE] last).
 
-    ``parts`` (when given) receives the text of each token chunk, in order."""
+    ``parts`` (when given) receives the text of each token chunk, in order. Without
+    ``logprobs`` the chunks are plain (``"logprobs":null``, as sent when none were asked for);
+    the tokens are the same."""
     rng = random.Random(seed)
     text_parts = parts if parts is not None else []
+
+    def lp(rng: random.Random, token: str, raw: bytes | None = None) -> dict | None:
+        entries = _logprobs(rng, token, raw)  # drawn either way: the same tokens
+        return entries if logprobs else None
+
     yield _chunk(
         _choice(
             {"role": "assistant", "content": "", "refusal": None},
-            {"content": [], "refusal": None},
+            {"content": [], "refusal": None} if logprobs else None,
         )
     )
     i = 0
@@ -124,13 +133,13 @@ def events(chunks: int, seed: int = 20240601, parts: list[str] | None = None):
             emoji = rng.choice(EMOJI)
             raw = emoji.encode()
             first, second = raw[:2], raw[2:]
-            yield _chunk(_choice({"content": ""}, _logprobs(rng, _byte_token(first), first)))
-            yield _chunk(_choice({"content": emoji}, _logprobs(rng, _byte_token(second), second)))
+            yield _chunk(_choice({"content": ""}, lp(rng, _byte_token(first), first)))
+            yield _chunk(_choice({"content": emoji}, lp(rng, _byte_token(second), second)))
             text_parts.append(emoji)
             i += 2
             continue
         token = rng.choice(WORDS)
-        yield _chunk(_choice({"content": token}, _logprobs(rng, token)))
+        yield _chunk(_choice({"content": token}, lp(rng, token)))
         text_parts.append(token)
         i += 1
     yield _chunk(_choice({}, None, "stop"))
@@ -138,27 +147,27 @@ def events(chunks: int, seed: int = 20240601, parts: list[str] | None = None):
     yield b"data: [DONE]\n\n"
 
 
-def generate(chunks: int, out, seed: int = 20240601) -> dict:
+def generate(chunks: int, out, seed: int = 20240601, *, logprobs: bool = True) -> dict:
     """Write ``chunks`` token chunks (plus role, finish, usage and [DONE]) to ``out``."""
     parts: list[str] = []
     write = out.write
-    for event in events(chunks, seed, parts):
+    for event in events(chunks, seed, parts, logprobs=logprobs):
         write(event)
     return {"chunks": chunks, "text": "".join(parts)}
 
 
-def capture_bytes(chunks: int, seed: int = 20240601) -> bytes:
+def capture_bytes(chunks: int, seed: int = 20240601, *, logprobs: bool = True) -> bytes:
     """The capture of ``generate`` in memory."""
     out = io.BytesIO()
-    generate(chunks, out, seed)
+    generate(chunks, out, seed, logprobs=logprobs)
     return out.getvalue()
 
 
-def write_capture(path: Path, chunks: int, seed: int = 20240601) -> dict:
+def write_capture(path: Path, chunks: int, seed: int = 20240601, *, logprobs: bool = True) -> dict:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     with tmp.open("wb", buffering=1 << 20) as fh:
-        info = generate(chunks, fh, seed)
+        info = generate(chunks, fh, seed, logprobs=logprobs)
     tmp.replace(path)
     return info
 
@@ -247,9 +256,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunks", type=int, default=100_000, help="token chunks (default 100000)")
     parser.add_argument("-o", "--output", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=20240601)
+    parser.add_argument("--plain", action="store_true", help="no logprobs")
     args = parser.parse_args(argv)
     out = args.output or Path(__file__).parent / "out" / f"capture-{args.chunks}.sse"
-    write_capture(out, args.chunks, args.seed)
+    write_capture(out, args.chunks, args.seed, logprobs=not args.plain)
     print(f"wrote {out} ({out.stat().st_size:,} bytes, {args.chunks:,} token chunks)")
     return 0
 

@@ -28,10 +28,10 @@ the JSON array without), ``/api/chat`` and ``/api/generate`` (Ollama, NDJSON). G
 ``GET /v1beta/models`` and Ollama's ``GET /api/tags`` list models in their own shapes.
 
 ``GET /v1/models`` lists a few models; under ``/drip/`` one byte a second, under ``/big/`` a
-64 MB answer, under ``/html404/`` an HTML 404 page that repeats the key, under ``/missing/`` a
-JSON 404. Every request is logged (path, headers, body, and each body write with its
-monotonic time: ``writes``) and every connection's end is noted, so tests can check what the
-upstream saw and sent.
+64 MB answer (``/big/<MB>/``: that many), under ``/html404/`` an HTML 404 page that repeats the
+key, under ``/missing/`` a JSON 404. Every request is logged (path, headers, body, and each body
+write with its monotonic time: ``writes``) and every connection's end is noted, so tests can
+check what the upstream saw and sent.
 """
 
 from __future__ import annotations
@@ -182,16 +182,20 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
                 return
 
     def _models_big(self) -> None:
+        """64 MB of models, or as many MB as the segment after ``/big/`` says (``/big/200/``)."""
+        after = urlsplit(self.path).path.partition("/big/")[2].split("/", 1)[0]
+        size_mb = float(after) if after.replace(".", "", 1).isdigit() else 64
         piece = b'{"id": "model-' + b"x" * 65_000 + b'", "object": "model"},'
-        count = 64 * 1024 * 1024 // len(piece)
+        count = max(1, int(size_mb * 1024 * 1024 // len(piece)))
+        head, tail = b'{"object": "list", "data": [', b"{}]}"
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(piece) * count + 30))
+        self.send_header("Content-Length", str(len(head) + len(piece) * count + len(tail)))
         self.end_headers()
-        self.wfile.write(b'{"object": "list", "data": [')
+        self.wfile.write(head)
         for _ in range(count):
             self.wfile.write(piece)
-        self.wfile.write(b"{}]}")
+        self.wfile.write(tail)
 
     def _models_missing(self) -> None:
         self._whole(404, "application/json", b'{"error": {"message": "not found"}}')

@@ -55,6 +55,11 @@ def test_readme_lists_every_setting_and_every_testid_the_page_has():
     templates += (ROOT / "templates" / "_transport.html").read_text()
     for testid in re.findall(r'data-testid="([a-z-]+)"', templates):
         assert f"`{testid}`" in readme, testid
+    # The player's views make the rest of the page's hooks (issue 12 added several).
+    views = " ".join(p.read_text() for p in (ROOT / "static" / "js" / "views").glob("*.js"))
+    made = set(re.findall(r'"data-testid": "([a-z-]+)"', views))
+    assert len(made) > 30
+    assert sorted(t for t in made if f"`{t}`" not in readme) == []
 
 
 def test_the_project_cites_only_docs_a_clone_of_it_has():

@@ -19,10 +19,19 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.slow
 def test_plain_install_into_a_fresh_venv(tmp_path):
     env_dir = tmp_path / "venv"
-    # System site-packages provide the dependencies (already installed by the test command),
-    # so the check needs no download beyond the build backend.
+    # The dependencies come from the environment running the tests (the test command installed
+    # them there; the base interpreter's site-packages need not have them all), so the check
+    # needs no download beyond the build backend. A path in a .pth file does not run that
+    # environment's own .pth files: its editable install of the project stays out of sight.
     venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
     python = env_dir / "bin" / "python"
+    site_dir = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        check=True,
+    )
+    deps = [p for p in sys.path if p.endswith("site-packages")]
+    (Path(site_dir.stdout.decode().strip()) / "_test_dependencies.pth").write_text("\n".join(deps))
     install = subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", str(ROOT)],
         capture_output=True,
@@ -54,4 +63,6 @@ def test_plain_install_into_a_fresh_venv(tmp_path):
     )
     assert result.returncode == 0, result.stderr.decode()
     assert json.loads(result.stdout)["streams"]
+    # The static export's page template is package data beside its builder (docs/teaching.md).
+    assert (package / "standalone" / "export.html").is_file()
     assert sys.prefix != str(env_dir)

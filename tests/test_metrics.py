@@ -88,3 +88,27 @@ def test_percentile_interpolates_linearly():
     assert percentile([1, 2, 3, 4], 0.5) == 2.5
     assert percentile([5], 0.95) == 5
     assert percentile([], 0.5) is None
+
+
+def test_definitions_are_worded_for_every_dialect_and_keep_their_keys():
+    """Issue 12: the metrics of an Anthropic, Gemini or Ollama stream are not about "chunks
+    with choices"; the definitions say what counts in every dialect (an event with output)."""
+    from app.domain.metrics import DEFINITIONS
+
+    assert set(DEFINITIONS) == {
+        "ttft_ms",
+        "ttfo_ms",
+        "itl_ms",
+        "tpot_ms",
+        "e2el_ms",
+        "tokens_per_s",
+        "decode_tokens_per_s",
+        "stalls",
+        "server",
+    }
+    for key in ("ttft_ms", "itl_ms", "e2el_ms", "decode_tokens_per_s", "stalls"):
+        assert (
+            "event with output" in DEFINITIONS[key] or "events with output" in DEFINITIONS[key]
+        ), key
+        without_example = DEFINITIONS[key].split("(in chat completions")[0]
+        assert "choices" not in without_example, key

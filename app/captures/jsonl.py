@@ -27,7 +27,7 @@ def read_jsonl(data: bytes, limits: Limits, origin: str = "capture") -> list[Str
         text = match.group()
         body = text.rstrip(b"\r\n")
         payload, offset = _payload(body)
-        if payload:
+        if body.strip():  # a bare "data:" is an empty payload, said as such
             raw = RawEvent(-1, line_no, pos, pos + len(text), None)
             builder.data(raw, payload, pos + offset)
         line_no += 1

@@ -19,6 +19,7 @@ class Demo:
     description: str
     format: str
     source: dict[str, Any]
+    dialect: str = "chat-completions"  # what its payloads are (docs/dialects.md)
 
     @property
     def path(self) -> Path:
@@ -33,7 +34,13 @@ def catalog() -> dict[str, Demo]:
     entries = json.loads((DEMO_DIR / "index.json").read_text(encoding="utf-8"))
     return {
         e["name"]: Demo(
-            e["name"], e["file"], e["title"], e["description"], e["format"], e["source"]
+            e["name"],
+            e["file"],
+            e["title"],
+            e["description"],
+            e["format"],
+            e["source"],
+            e.get("dialect", "chat-completions"),
         )
         for e in entries
     }

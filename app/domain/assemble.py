@@ -72,12 +72,16 @@ def assemble(events: list[Event]) -> dict[str, Any]:
 
     for event in events:
         if isinstance(event, TextDelta):
-            choice = at(event.choice)
+            choice = choices.get(event.choice) or at(event.choice)
             choice.content.append(event.text)
             if event.part or choice.parts:
                 _add_part(choice.parts, "text", event.text)
         elif isinstance(event, Logprobs):
-            at(event.choice).logprobs.setdefault(event.field, []).append(event.entries)
+            choice = choices.get(event.choice) or at(event.choice)
+            kept = choice.logprobs.get(event.field)
+            if kept is None:
+                kept = choice.logprobs[event.field] = []
+            kept.append(event.entries)
         elif isinstance(event, ReasoningDelta):
             choice = at(event.choice)
             choice.reasoning.setdefault(event.field, []).append(event.text)

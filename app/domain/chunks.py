@@ -38,8 +38,8 @@ class ChoiceReader:
         self.index = index
         self.tools = ChoiceToolCalls()
         self._extras: dict[str, Any] = {}
-        self._sent_empty: set[str] = set()  # "content"/"refusal" sent as "" ...
-        self._sent_text: set[str] = set()  # ... and those sent with text
+        self.sent_empty: set[str] = set()  # "content"/"refusal" sent as "" ...
+        self.sent_text: set[str] = set()  # ... and those sent with text
         # A weak reference: a strong one back to the interpreter (which holds this reader)
         # would make a cycle that keeps a dropped capture alive until a full collection.
         self._it: ChatInterpreter = weakref.proxy(interpreter)
@@ -69,8 +69,8 @@ class ChoiceReader:
         """The choice is over (its finish reason, or the end of the stream): a field that was
         only ever sent as "" gets one empty event, so the assembled message keeps "" as sent
         (docs/assembly.md, rule 2); then its open tool calls end."""
-        for field in sorted(self._sent_empty - self._sent_text):
-            self._sent_text.add(field)
+        for field in sorted(self.sent_empty - self.sent_text):
+            self.sent_text.add(field)
             empty = TextDelta if field == "content" else RefusalDelta
             self._it.add(empty(choice=self.index, text=""), raw)
         self._it.end_calls(self.index, self.tools, raw)
@@ -89,14 +89,14 @@ class ChoiceReader:
             elif isinstance(content, list):
                 self._parts(raw, content)
         elif content == "":
-            self._sent_empty.add("content")
+            self.sent_empty.add("content")
         refusal = delta.get("refusal")
         if refusal and isinstance(refusal, str):
             raw.output = True
-            self._sent_text.add("refusal")
+            self.sent_text.add("refusal")
             self._it.add(RefusalDelta(choice=self.index, text=refusal), raw)
         elif refusal == "":
-            self._sent_empty.add("refusal")
+            self.sent_empty.add("refusal")
         tool_calls = delta.get("tool_calls")
         if tool_calls:
             self._tool_calls(raw, tool_calls)
@@ -107,7 +107,7 @@ class ChoiceReader:
     def _text(self, raw: RawEvent, text: str, part: str | None) -> None:
         if text:
             raw.output = True
-            self._sent_text.add("content")
+            self.sent_text.add("content")
             self._it.add(TextDelta(choice=self.index, text=text, part=part), raw)
 
     def _parts(self, raw: RawEvent, parts: list[Any]) -> None:

@@ -17,16 +17,15 @@ example, and the websocket protocol carries them as they are (``to_json``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+import msgspec
 import orjson
 
 Severity = Literal["error", "warning", "info"]
 
 
-@dataclass(slots=True)
-class RawEvent:
+class RawEvent(msgspec.Struct, gc=False):
     """One SSE event (or comment, or JSON line) as it sat in the source.
 
     ``byte``/``end`` are offsets into the stream's source bytes; ``line`` is the 1-based line of
@@ -65,8 +64,7 @@ class RawEvent:
 SPARSE = frozenset({"block"})
 
 
-@dataclass(slots=True, kw_only=True)
-class Event:
+class Event(msgspec.Struct, kw_only=True, gc=False):
     """Base of every timeline event."""
 
     kind: ClassVar[str] = "event"
@@ -76,7 +74,7 @@ class Event:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
-        for name in self.__dataclass_fields__:
+        for name in self.__struct_fields__:
             value = getattr(self, name)
             if value is None and name in SPARSE:
                 continue
@@ -84,8 +82,7 @@ class Event:
         return out
 
 
-@dataclass(slots=True, kw_only=True)
-class TextDelta(Event):
+class TextDelta(Event, kw_only=True):
     """Assistant content for one choice. ``part`` is "text" when it came as a typed content part."""
 
     kind: ClassVar[str] = "text"
@@ -94,9 +91,23 @@ class TextDelta(Event):
     part: str | None = None
     block: int | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        # Event.to_json's result, written out: most events of a timeline are text.
+        out: dict[str, Any] = {
+            "kind": "text",
+            "seq": self.seq,
+            "raw": self.raw,
+            "t": self.t,
+            "choice": self.choice,
+            "text": self.text,
+            "part": self.part,
+        }
+        if self.block is not None:
+            out["block"] = self.block
+        return out
 
-@dataclass(slots=True, kw_only=True)
-class ReasoningDelta(Event):
+
+class ReasoningDelta(Event, kw_only=True):
     """Reasoning text; ``field`` says where it came from: reasoning_content, reasoning, thinking."""
 
     kind: ClassVar[str] = "reasoning"
@@ -106,16 +117,30 @@ class ReasoningDelta(Event):
     part: str | None = None
     block: int | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        # Event.to_json's result, written out, as for TextDelta.
+        out: dict[str, Any] = {
+            "kind": "reasoning",
+            "seq": self.seq,
+            "raw": self.raw,
+            "t": self.t,
+            "choice": self.choice,
+            "text": self.text,
+            "field": self.field,
+            "part": self.part,
+        }
+        if self.block is not None:
+            out["block"] = self.block
+        return out
 
-@dataclass(slots=True, kw_only=True)
-class RefusalDelta(Event):
+
+class RefusalDelta(Event, kw_only=True):
     kind: ClassVar[str] = "refusal"
     choice: int
     text: str
 
 
-@dataclass(slots=True, kw_only=True)
-class ToolCallStart(Event):
+class ToolCallStart(Event, kw_only=True):
     """A tool call begins. ``call`` numbers the calls of a choice from 0 in arrival order;
     ``index`` is the index the server sent (None when it sent none)."""
 
@@ -128,8 +153,7 @@ class ToolCallStart(Event):
     type: str | None
 
 
-@dataclass(slots=True, kw_only=True)
-class ToolCallArgs(Event):
+class ToolCallArgs(Event, kw_only=True):
     """One fragment of a tool call's arguments, as sent."""
 
     kind: ClassVar[str] = "tool_args"
@@ -138,8 +162,7 @@ class ToolCallArgs(Event):
     text: str
 
 
-@dataclass(slots=True, kw_only=True)
-class ToolCallEnd(Event):
+class ToolCallEnd(Event, kw_only=True):
     """A tool call is complete (its choice finished, or the stream ended).
 
     ``status`` is "valid" (arguments parse as JSON), "empty" (no arguments were sent) or
@@ -159,8 +182,7 @@ class ToolCallEnd(Event):
     incomplete: bool = False
 
 
-@dataclass(slots=True, kw_only=True)
-class Logprobs(Event):
+class Logprobs(Event, kw_only=True):
     """Token logprobs that arrived in one chunk for one choice.
 
     ``field`` is "content" or "refusal"; ``entries`` is the list of
@@ -192,15 +214,13 @@ class Logprobs(Event):
         }
 
 
-@dataclass(slots=True, kw_only=True)
-class Usage(Event):
+class Usage(Event, kw_only=True):
     kind: ClassVar[str] = "usage"
     usage: dict[str, Any]
     source: str = "usage"
 
 
-@dataclass(slots=True, kw_only=True)
-class Finish(Event):
+class Finish(Event, kw_only=True):
     """Why an output stopped, as the dialect spells it (Gemini may send an integer)."""
 
     kind: ClassVar[str] = "finish"
@@ -208,16 +228,14 @@ class Finish(Event):
     reason: str | int
 
 
-@dataclass(slots=True, kw_only=True)
-class Meta(Event):
+class Meta(Event, kw_only=True):
     """Identity of the response: with the first chunk, again when model or fingerprint change."""
 
     kind: ClassVar[str] = "meta"
     fields: dict[str, Any]
 
 
-@dataclass(slots=True, kw_only=True)
-class Extra(Event):
+class Extra(Event, kw_only=True):
     """Provider extras (fields outside the chunk schema), sent when their value changes.
 
     ``scope`` is "chunk", "choice" or "delta"; ``choice`` is None for chunk scope.
@@ -229,8 +247,7 @@ class Extra(Event):
     fields: dict[str, Any]
 
 
-@dataclass(slots=True, kw_only=True)
-class StreamError(Event):
+class StreamError(Event, kw_only=True):
     """An error reported inside the stream (``data: {"error": ...}``, with or without
     ``event: error``). Everything before it is kept."""
 
@@ -241,8 +258,7 @@ class StreamError(Event):
     event: str | None = None
 
 
-@dataclass(slots=True, kw_only=True)
-class BlockStart(Event):
+class BlockStart(Event, kw_only=True):
     """A content block opens (an Anthropic content block, a Responses output item, a Gemini
     run of parts of one kind, a Bedrock or Cohere content block). ``block`` is its number in
     the output (the index the server sent, where it sends one); ``type`` what it holds
@@ -257,8 +273,7 @@ class BlockStart(Event):
     value: Any = None
 
 
-@dataclass(slots=True, kw_only=True)
-class BlockStop(Event):
+class BlockStop(Event, kw_only=True):
     """A content block is complete; ``value`` is the block as the server closed it, when it
     sent one (a Responses ``output_item.done`` item)."""
 
@@ -268,8 +283,7 @@ class BlockStop(Event):
     value: Any = None
 
 
-@dataclass(slots=True, kw_only=True)
-class BlockDelta(Event):
+class BlockDelta(Event, kw_only=True):
     """Text that accumulates into a field of a block and is neither answer text nor reasoning
     (an Anthropic compaction summary: ``field`` "content")."""
 
@@ -280,8 +294,7 @@ class BlockDelta(Event):
     text: str
 
 
-@dataclass(slots=True, kw_only=True)
-class Citation(Event):
+class Citation(Event, kw_only=True):
     """A citation or annotation attached to the text of a block (Anthropic ``citations_delta``,
     a Responses annotation, a Cohere citation), as sent."""
 
@@ -291,8 +304,7 @@ class Citation(Event):
     value: Any
 
 
-@dataclass(slots=True, kw_only=True)
-class Signature(Event):
+class Signature(Event, kw_only=True):
     """An opaque signature sealing a reasoning block or a tool call (Anthropic
     ``signature_delta``, Gemini ``thoughtSignature``, Bedrock reasoning signatures): shown as
     present, never decoded."""
@@ -303,8 +315,7 @@ class Signature(Event):
     signature: str
 
 
-@dataclass(slots=True, kw_only=True)
-class Snapshot(Event):
+class Snapshot(Event, kw_only=True):
     """The server's own copy of the whole response at this point (OpenAI Responses
     ``response.created`` / ``in_progress`` / ``completed`` / ``failed`` / ``incomplete``), as
     sent. ``status`` is the response's status; the last one is the dialect's final object."""
@@ -314,16 +325,14 @@ class Snapshot(Event):
     value: Any
 
 
-@dataclass(slots=True, kw_only=True)
-class Comment(Event):
+class Comment(Event, kw_only=True):
     """An SSE comment line, usually a keep-alive (``: OPENROUTER PROCESSING``)."""
 
     kind: ClassVar[str] = "comment"
     text: str
 
 
-@dataclass(slots=True, kw_only=True)
-class Payload(Event):
+class Payload(Event, kw_only=True):
     """A payload that is not a plain chunk, classified: ping, prompt_filter_results,
     completion_done, completion, moderation, not_an_object, foreign_event, unknown."""
 
@@ -333,15 +342,13 @@ class Payload(Event):
     value: Any = None
 
 
-@dataclass(slots=True, kw_only=True)
-class Done(Event):
+class Done(Event, kw_only=True):
     """``data: [DONE]``: the server says the stream is over."""
 
     kind: ClassVar[str] = "done"
 
 
-@dataclass(slots=True, kw_only=True)
-class Diagnostic(Event):
+class Diagnostic(Event, kw_only=True):
     """Something wrong or unusual in the input, said in plain words, with where it is."""
 
     kind: ClassVar[str] = "diagnostic"

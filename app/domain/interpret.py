@@ -10,20 +10,37 @@ never raises on bad input.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, NamedTuple
 
+import msgspec
 import orjson
 
 from .events import Comment, Diagnostic, Done, Event, Payload, RawEvent, StreamError, ToolCallEnd
-from .jsontext import check_arguments, decode_lenient, deep_problem, too_deep
+from .jsontext import MAX_DEPTH, check_arguments, decode_lenient, deep_problem, too_deep
 from .payloads import classify
 from .stream import Stream
+
+
+class FastPath(NamedTuple):
+    """A dialect's commonest payload read in one step (docs/dialects.md is unchanged by it):
+    ``decode`` is a msgspec decoder into typed structures that refuse any other key and type
+    (every field typed, so what it accepts orjson reads too, with the same values); ``read``
+    records the events the full reading would give, or returns False having recorded nothing
+    (then the full reading takes the payload)."""
+
+    decode: Callable[[bytes], Any]
+    read: Callable[[Any, RawEvent, Any], bool]
+
+
+_REFUSED = (msgspec.ValidationError, msgspec.DecodeError)
 
 
 class PayloadInterpreter:
     """One stream's payloads into events. Call ``finish()`` once at the end."""
 
     dialect: ClassVar[str | None] = None  # the registered name (docs/dialects.md)
+    fast: ClassVar[FastPath | None] = None
 
     def __init__(self, stream: Stream) -> None:
         self.stream = stream
@@ -35,6 +52,15 @@ class PayloadInterpreter:
     # ------------------------------------------------------------------ entry points
     def payload(self, raw: RawEvent, data: bytes | str, data_offset: int = 0) -> None:
         """Read one event's data: ``[DONE]``, a JSON value, or something unreadable (said)."""
+        fast = self.fast
+        if fast is not None and type(data) is bytes and not self.done and raw.event != "error":
+            try:
+                shape = fast.decode(data)
+            except _REFUSED:
+                shape = None
+            if shape is not None and fast.read(self, raw, shape):
+                self.text = data
+                return
         if self.done and not self.errored:
             self.note(
                 raw,
@@ -54,7 +80,13 @@ class PayloadInterpreter:
             if value is _UNREADABLE:
                 return
         else:
-            if too_deep(data):
+            # too_deep's own first test, inlined: this runs once per payload.
+            brackets = (
+                data.count("[") + data.count("{")
+                if isinstance(data, str)
+                else (data.count(b"[") + data.count(b"{"))
+            )
+            if brackets > MAX_DEPTH and too_deep(data):
                 self.note(raw, "json_too_deep", "error", deep_problem().message)
                 return
         self.value(raw, value)
@@ -83,7 +115,12 @@ class PayloadInterpreter:
         if raw is not None:
             event.raw = raw.index
             event.t = raw.t
-        self.stream.add(event)
+        if isinstance(event, Diagnostic):  # counted per code (Stream.add)
+            self.stream.add(event)
+            return
+        events = self.stream.events
+        event.seq = len(events)
+        events.append(event)
 
     def note(self, raw: RawEvent | None, code: str, severity: str, message: str) -> None:
         self.add(

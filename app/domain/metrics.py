@@ -43,16 +43,20 @@ from .stream import ResponseTiming, Stream
 
 DEFAULT_STALL_MS = 250.0
 FALLBACK_USAGE = frozenset({"x_groq.usage"})  # counted only when no usage proper came
+# Worded for every dialect: an "event with output" is what carries output in the stream's
+# dialect (a chunk with choices in chat and legacy completions; a text, reasoning or tool-input
+# delta in the others: docs/dialects.md), the raw events whose ``choices`` flag is set.
 DEFINITIONS = {
-    "ttft_ms": "Time to first token: request start to the first chunk with choices.",
+    "ttft_ms": "Time to first token: request start to the first event with output "
+    "(in chat completions, the first chunk with choices).",
     "ttfo_ms": "Time to first output: request start to the first content, refusal or "
     "tool-call text (reasoning does not count).",
-    "itl_ms": "Inter-token latency: gaps between consecutive chunks with choices.",
+    "itl_ms": "Inter-token latency: gaps between consecutive events with output.",
     "tpot_ms": "Time per output token after the first: (E2EL - TTFT) / (N - 1).",
-    "e2el_ms": "End-to-end latency: request start to the last chunk with choices.",
+    "e2el_ms": "End-to-end latency: request start to the last event with output.",
     "tokens_per_s": "Output tokens per second: N / E2EL.",
-    "decode_tokens_per_s": "Decode rate: (N - 1) / (last chunk - first chunk).",
-    "stalls": "Gaps between chunks at or above the stall threshold.",
+    "decode_tokens_per_s": "Decode rate: (N - 1) / (last event with output - first).",
+    "stalls": "Gaps between events with output at or above the stall threshold.",
     "server": "What the server reports of its own work (durations, and rates from them).",
 }
 # What the timing metrics were measured from, in words (after "timing: ").
@@ -99,22 +103,25 @@ def output_tokens(stream: Stream) -> tuple[int | None, str | None]:
     from .dialects import CHAT, by_name
 
     dialect = by_name(stream.dialect) or CHAT
-    usage = fallback = None
-    logprob_tokens = 0
-    for event in stream.events:
-        if isinstance(event, Usage):
-            count = dialect.usage_counts(event.usage)["output_tokens"]
-            if count is None:
-                continue
-            if event.source in FALLBACK_USAGE:
-                fallback = count
-            else:
-                usage = count  # the last one: some dialects' counts are cumulative
-        elif isinstance(event, Logprobs) and event.field == "content":
-            logprob_tokens += event.count
-    usage = usage if usage is not None else fallback
-    if usage is not None:
-        return usage, dialect.output_field
+    fallback = None
+    # The last usage that has a count (some dialects' counts are cumulative): read from the
+    # end, so a stream that sends usage with every chunk reads one, not all of them, and one
+    # that sends it last reads a few events.
+    for event in reversed(stream.events):
+        if not isinstance(event, Usage):
+            continue
+        count = dialect.usage_counts(event.usage)["output_tokens"]
+        if count is None:
+            continue
+        if event.source not in FALLBACK_USAGE:
+            return count, dialect.output_field
+        if fallback is None:
+            fallback = count
+    if fallback is not None:
+        return fallback, dialect.output_field
+    logprob_tokens = sum(
+        e.count for e in stream.events if isinstance(e, Logprobs) and e.field == "content"
+    )
     if logprob_tokens:
         return logprob_tokens, "logprobs.content entries"
     chunks = sum(1 for raw in stream.raw if raw.output)

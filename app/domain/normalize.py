@@ -14,7 +14,22 @@ from __future__ import annotations
 from typing import Any
 
 from .dialects.base import Dialect
-from .events import Event, Finish, ReasoningDelta, StreamError, TextDelta, ToolCallEnd
+from .events import (
+    BlockStart,
+    BlockStop,
+    Comment,
+    Done,
+    Event,
+    Finish,
+    Logprobs,
+    Meta,
+    Payload,
+    ReasoningDelta,
+    StreamError,
+    TextDelta,
+    ToolCallEnd,
+    Usage,
+)
 
 
 def normalized(events: list[Event], dialect: Dialect, completion: dict[str, Any]) -> dict:
@@ -31,9 +46,14 @@ def normalized(events: list[Event], dialect: Dialect, completion: dict[str, Any]
 
     errors = []
     for event in events:
+        if type(event) in _NOT_READ:  # usage with every chunk (Gemini), logprobs with most
+            continue
         if isinstance(event, TextDelta):
-            at(event.choice)
-            texts[event.choice].append(event.text)
+            parts = texts.get(event.choice)
+            if parts is None:
+                at(event.choice)
+                parts = texts[event.choice]
+            parts.append(event.text)
         elif isinstance(event, ReasoningDelta):
             at(event.choice)
             reasoning[event.choice].append(event.text)
@@ -54,6 +74,10 @@ def normalized(events: list[Event], dialect: Dialect, completion: dict[str, Any]
         "usage": dialect.usage_counts(usage) if isinstance(usage, dict) else None,
         "errors": errors,
     }
+
+
+# Kinds this fold does not read (exact types: a subclass still goes through the checks).
+_NOT_READ = frozenset({Logprobs, Usage, Meta, BlockStart, BlockStop, Done, Comment, Payload})
 
 
 def _ordered(output: dict[str, Any]) -> dict[str, Any]:

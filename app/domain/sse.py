@@ -12,11 +12,13 @@ joined once, when it ends (sseclient-py rescans its buffer and goes quadratic).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from .events import Diagnostic, RawEvent
 
 DEFAULT_MAX_LINE = 16 * 1024 * 1024
+MAX_NAMES = 256
 BOM = b"\xef\xbb\xbf"
 _FIELDS = (b"data", b"event", b"id", b"retry")
 _LINES = re.compile(rb"([^\r\n]*)(\r\n|\r|\n)")
@@ -30,8 +32,19 @@ def line_too_long(size: int, cap: int) -> str:
     )
 
 
-@dataclass(slots=True)
-class SSEItem:
+def _name(name: bytes, names: dict[bytes, str]) -> str | None:
+    """An event name decoded (and kept: a stream names few kinds of event), or None when it is
+    not UTF-8 (``_process_line`` then says so)."""
+    try:
+        event = name.decode()
+    except UnicodeDecodeError:
+        return None
+    if len(names) < MAX_NAMES:
+        names[name] = event
+    return event
+
+
+class SSEItem(msgspec.Struct, gc=False):
     """A dispatched SSE event (``data`` set) or a comment line (``comment`` set)."""
 
     raw: RawEvent
@@ -64,6 +77,7 @@ class SSEDecoder:
         self._byte_skipped = 0
         self._cr_pending = False
         self._held: list[SSEItem] = []
+        self._names: dict[bytes, str] = {}  # event names decoded so far
         self._last: RawEvent | None = None
         self._reset_event()
         self.last_event_id: str | None = None
@@ -187,11 +201,52 @@ class SSEDecoder:
         if b"\r" not in block:
             lines = block.split(b"\n")
             lines.pop()  # the block ends with a terminator
-            for line in lines:
-                self._process_line(line, 1, t, out)
+            self._lines(lines, t, out)
         else:
             for m in _LINES.finditer(block):
                 self._process_line(m.group(1), len(m.group(2)), t, out)
+
+    def _lines(self, lines: list[bytes], t: float | None, out: list[SSEItem]) -> None:
+        """LF-terminated lines. The common events, a ``data:`` line (or an ``event:`` line and
+        a ``data:`` line) then a blank line, with no event pending, are read here in one step,
+        exactly as ``_process_line`` reads those lines; every other line goes through
+        ``_process_line``. The position is kept in locals meanwhile (this runs per event)."""
+        count, i, max_line, names = len(lines), 0, self.max_line, self._names
+        byte, lineno, emitted, last = self._byte, self._line, self.emitted, self._last
+        pending, last_id, append = self._ev_byte >= 0, self.last_event_id, out.append
+        while i < count:
+            line = lines[i]
+            if not pending and i + 1 < count and len(line) <= max_line:
+                if not lines[i + 1] and line.startswith(b"data:"):
+                    value = line[6:] if line.startswith(b"data: ") else line[5:]
+                    end = byte + len(line) + 2
+                    last = RawEvent(-1, lineno, byte, end, t, "event", None, last_id)
+                    append(SSEItem(last, value, None, end - 2 - len(value)))
+                    byte, lineno, emitted, i = end, lineno + 2, emitted + 1, i + 2
+                    continue
+                data = lines[i + 1]
+                if (
+                    line.startswith(b"event:")
+                    and data.startswith(b"data:")
+                    and i + 2 < count
+                    and not lines[i + 2]
+                    and len(data) <= max_line
+                ):
+                    name = line[7:] if line.startswith(b"event: ") else line[6:]
+                    event = names.get(name) or _name(name, names)
+                    if event is not None:
+                        value = data[6:] if data.startswith(b"data: ") else data[5:]
+                        end = byte + len(line) + len(data) + 3
+                        last = RawEvent(-1, lineno, byte, end, t, "event", event, last_id)
+                        append(SSEItem(last, value, None, end - 2 - len(value)))
+                        byte, lineno, emitted, i = end, lineno + 3, emitted + 1, i + 3
+                        continue
+            self._byte, self._line, self.emitted, self._last = byte, lineno, emitted, last
+            self._process_line(line, 1, t, out)
+            byte, lineno, emitted, last = self._byte, self._line, self.emitted, self._last
+            pending, last_id = self._ev_byte >= 0, self.last_event_id
+            i += 1
+        self._byte, self._line, self.emitted, self._last = byte, lineno, emitted, last
 
     def _skip_overlong(self, term_len: int) -> None:
         size = self._byte_skipped

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
 from .dialects import CHAT, by_name
 from .dialects.base import Dialect
-from .events import Diagnostic, Meta, Payload, StreamError, ToolCallEnd
+from .events import Diagnostic, Event, Meta, Payload, StreamError, ToolCallEnd
 from .metrics import DEFAULT_STALL_MS, compute
 from .normalize import normalized
 from .stream import Stream
+
+E = TypeVar("E")
 
 
 def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
@@ -32,8 +35,13 @@ def dialect_of(stream: Stream) -> Dialect:
 def identity(stream: Stream) -> tuple[Any, Any]:
     """The response's id and model as its meta events name them (Gemini: responseId and
     modelVersion); the last model when it changed (a model router)."""
+    return identity_of(stream.events)
+
+
+def identity_of(events: Iterable[Event]) -> tuple[Any, Any]:
+    """``identity`` from the stream's events, or from its meta events alone, in order."""
     found: dict[str, Any] = {}
-    for event in stream.events:
+    for event in events:
         if isinstance(event, Meta):
             for key, alias in (("id", "id"), ("responseId", "id"), ("model", "model")):
                 if event.fields.get(key) not in (None, "") and (
@@ -45,16 +53,20 @@ def identity(stream: Stream) -> tuple[Any, Any]:
     return found.get("id"), found.get("model")
 
 
-def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, Any]:
+def summarize(
+    stream: Stream, stall_ms: float = DEFAULT_STALL_MS, *, with_normalized: bool = True
+) -> dict[str, Any]:
     """``completion`` is the dialect's own final object (for chat completions, a
     ``chat.completion`` with logprobs as fragments: serialise with orjson); ``normalized`` the
-    same shape for every dialect (normalize.py)."""
+    same shape for every dialect (normalize.py), left out when ``with_normalized`` is false
+    (the readable report does not print it)."""
     dialect = dialect_of(stream)
     completion = dialect.assemble(stream.events)
+    # The kinds of event the stream holds: a list of a kind it has none of costs no pass.
+    present = set(map(type, stream.events))
     errors = [
         {"message": e.message, "code": e.code, "error": e.error, "t": e.t, "raw": e.raw}
-        for e in stream.events
-        if isinstance(e, StreamError)
+        for e in _of(stream, present, StreamError)
     ]
     tool_calls = [
         {
@@ -67,13 +79,11 @@ def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, A
             "error_pos": e.error_pos,
             "incomplete": e.incomplete,
         }
-        for e in stream.events
-        if isinstance(e, ToolCallEnd)
+        for e in _of(stream, present, ToolCallEnd)
     ]
     payloads = [
         {"category": e.category, "summary": e.summary, "raw": e.raw}
-        for e in stream.events
-        if isinstance(e, Payload)
+        for e in _of(stream, present, Payload)
     ]
     return {
         "index": stream.index,
@@ -83,12 +93,19 @@ def summarize(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> dict[str, A
         "dialect": stream.dialect,
         "dialect_reason": stream.dialect_reason,
         "completion": completion,
-        "normalized": normalized(stream.events, dialect, completion),
+        "normalized": normalized(stream.events, dialect, completion) if with_normalized else None,
         "metrics": compute(stream, stall_ms).to_json(),
         "tool_calls": tool_calls,
         "payloads": payloads,
         "errors": errors,
-        "diagnostics": [diagnostic_json(d) for d in stream.diagnostics],
+        "diagnostics": [diagnostic_json(d) for d in _of(stream, present, Diagnostic)],
         "events": len(stream.events),
         "raw_events": len(stream.raw),
     }
+
+
+def _of(stream: Stream, present: set[type], kind: type[E]) -> list[E]:
+    """The stream's events of one kind, in order (none without a pass when it has none)."""
+    if not any(issubclass(t, kind) for t in present):
+        return []
+    return [e for e in stream.events if isinstance(e, kind)]

@@ -113,8 +113,36 @@ class TimelineBuilder:
             if lines is not None:
                 self._split_event(raw, lines)
                 return
-        if self._place(raw):
+        if self._events < self.max_events:  # _place, inlined: this runs once per event
+            self._events += 1
+            kept = self.streams[-1].raw
+            raw.index = len(kept)
+            kept.append(raw)
             self.interpreter.payload(raw, payload, data_offset)
+        elif self._place(raw):
+            self.interpreter.payload(raw, payload, data_offset)
+
+    def items(self, items: list[SSEItem]) -> None:
+        """Decoded SSE items in order, each as ``data()`` or ``comment()`` reads it; the common
+        event (no [DONE] before it, under the event cap, one line) is placed here directly."""
+        for item in items:
+            raw, payload = item.raw, item.data
+            if payload is None:
+                self.comment(raw, item.comment or "")
+                continue
+            interpreter = self.interpreter
+            if (
+                (interpreter.done and self.split_on_done)
+                or self._events >= self.max_events
+                or b"\n" in payload
+            ):
+                self.data(raw, payload, item.data_offset)
+                continue
+            self._events += 1
+            kept = self.streams[-1].raw
+            raw.index = len(kept)
+            kept.append(raw)
+            interpreter.payload(raw, payload, item.data_offset)
 
     def _split_event(self, raw: RawEvent, lines: list[bytes]) -> None:
         """Events separated by a single newline (not spec SSE) arrive as one event whose data
@@ -195,6 +223,9 @@ class SSEFeeder:
         does not depend on where the reads were cut)."""
         builder = self.builder
         notes = self.decoder.take_notes()
+        if not notes:  # the common read: items only
+            builder.items(items)
+            return
         pending = 0
         first = self.decoder.emitted - len(items)
         for number, item in enumerate(items, first):

@@ -110,4 +110,15 @@ class CaptureStore(Protocol):
     def purge_expired(self) -> int:
         """Remove expired captures; returns how many."""
 
+    def add_marker(
+        self, capture_id: str, token: str | None, fields: dict[str, Any], limit: int
+    ) -> dict[str, Any] | None:
+        """Pin a marker (storage/markers.py); None when the capture is absent."""
+
+    def markers(self, capture_id: str) -> list[dict[str, Any]]:
+        """A capture's markers, in the order they were added."""
+
+    def delete_marker(self, capture_id: str, token: str | None, marker_id: str) -> bool:
+        """Remove one marker if the token is right; False when absent."""
+
     def close(self) -> None: ...

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from .base import CaptureRecord, NewCapture, hash_token, new_id, new_token, token_matches
+from .markers import MARKERS_SCHEMA, MarkerSQL
 
 COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect"
 SCHEMA = """
@@ -49,7 +50,7 @@ CREATE INDEX IF NOT EXISTS captures_expires ON captures(expires);
 """
 
 
-class SQLStore:
+class SQLStore(MarkerSQL):
     """Subclasses provide ``_connect()``, ``_transaction(db)``, ``PLACEHOLDER`` and ``BLOB``."""
 
     PLACEHOLDER = "?"
@@ -59,7 +60,7 @@ class SQLStore:
         self._local = threading.local()
         self._connections: list[Any] = []
         self._lock = threading.Lock()
-        self._create_schema(SCHEMA.replace("{blob}", self.BLOB))
+        self._create_schema(SCHEMA.replace("{blob}", self.BLOB) + MARKERS_SCHEMA)
 
     # ------------------------------------------------------------------ backend hooks
     def _connect(self) -> Any:
@@ -197,6 +198,7 @@ class SQLStore:
             if not token_matches(token, record.delete_hash):
                 raise PermissionError("wrong or missing delete token")
             self._run(db, "DELETE FROM capture_parts WHERE capture_id = ?", (capture_id,))
+            self._run(db, "DELETE FROM capture_markers WHERE capture_id = ?", (capture_id,))
             self._run(db, "DELETE FROM captures WHERE id = ?", (capture_id,))
         return True
 
@@ -205,6 +207,7 @@ class SQLStore:
         with self._tx() as db:
             expired = "SELECT id FROM captures WHERE expires IS NOT NULL AND expires <= ?"
             self._run(db, f"DELETE FROM capture_parts WHERE capture_id IN ({expired})", (now,))
+            self._run(db, f"DELETE FROM capture_markers WHERE capture_id IN ({expired})", (now,))
             return self._run(
                 db, "DELETE FROM captures WHERE expires IS NOT NULL AND expires <= ?", (now,)
             ).rowcount

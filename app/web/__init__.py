@@ -20,12 +20,15 @@ from . import bodies, errors, hosts, logs, proxy, security, workload
 from .admission import Admission
 from .api import api
 from .bodies import Bodies, BodyRules
+from .exported import exported
 from .live import live
+from .markers import markers
 from .ops import ops
 from .pages import pages
 from .resources import web_dir
 from .services import Services
 from .sources import Sources
+from .timeline import documents
 from .uploads import Importer
 from .ws import server_options, sock
 
@@ -92,6 +95,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     bodies.install(app)
     app.register_blueprint(pages)
     app.register_blueprint(api)
+    app.register_blueprint(markers)
+    app.register_blueprint(documents)
+    app.register_blueprint(exported)
     app.register_blueprint(live)
     app.register_blueprint(ops)
     app.register_blueprint(proxy.proxy)

@@ -9,6 +9,7 @@ from ..settings import Settings
 from .errors import BadRequest, Forbidden, NotFound
 from .exports import EXPORTS, export
 from .services import services
+from .timeline import timeline_url
 from .uploads import Importer, stream_summaries
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -93,6 +94,7 @@ def metadata(capture_id: str) -> Response:
         kind: url_for("api.download", capture_id=record.id, kind=kind, _external=True)
         for kind in EXPORTS
     }
+    body["timeline_url"] = timeline_url(loaded, record.id)
     return jsonify(body)
 
 

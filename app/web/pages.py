@@ -13,7 +13,7 @@ from .errors import NotFound
 from .services import services
 
 pages = Blueprint("pages", __name__)
-THEMES = ("light", "dark")
+THEMES = ("light", "dark", "contrast")
 THEME_COOKIE = "streamscope_theme"  # set by the page's theme switch (static/js/theme.js)
 
 
@@ -48,7 +48,11 @@ def home() -> str:
     """The demos, and the upload form, whose format and dialect lists come from the registries
     (a wrong guess of either can be fixed there)."""
     return render_template(
-        "home.html", demos=list(catalog().values()), formats=FORMATS, dialects=DIALECTS
+        "home.html",
+        demos=list(catalog().values()),
+        formats=FORMATS,
+        dialects=DIALECTS,
+        dialect_titles={d.name: d.title for d in DIALECTS},
     )
 
 
@@ -57,8 +61,7 @@ def _noun(name: str) -> str:
     return found.noun if found is not None else name
 
 
-@pages.get("/demos/<name>")
-def demo(name: str) -> str:
+def _demo_page(name: str, embed: bool) -> str:
     found = find(name)
     if found is None:
         raise NotFound(f"no demo named {name!r}", code="no_demo")
@@ -68,8 +71,19 @@ def demo(name: str) -> str:
         description=found.description,
         source_kind="demo",
         source_id=found.name,
-        embed=False,
+        embed=embed,
     )
+
+
+@pages.get("/demos/<name>")
+def demo(name: str) -> str:
+    return _demo_page(name, embed=False)
+
+
+@pages.get("/embed/demos/<name>")
+def embed_demo(name: str) -> str:
+    """A demo in the compact player for an iframe (like a capture's ``/embed/<id>``)."""
+    return _demo_page(name, embed=True)
 
 
 def _stored(capture_id: str):

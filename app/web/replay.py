@@ -56,8 +56,8 @@ def _encode(loaded: Loaded, settings: Settings) -> EncodedCapture:
             EncodedStream(
                 index=stream.index,
                 raw_meta=Prepared.of(encoder.raw_meta(0)),
-                batches=[Prepared.of(batch) for batch in encoder.events(0)],
-                summary=Prepared.of(encoder.summary(settings.stall_ms)),
+                batches=[Prepared.of(batch) for batch in encoder.event_messages(0)],
+                summary=Prepared.of(encoder.summary_message(settings.stall_ms)),
             )
         )
     return EncodedCapture(Prepared.of(header), streams)

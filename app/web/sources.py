@@ -24,6 +24,8 @@ class Loaded:
     info: dict[str, Any]
     version: Any = None  # what the cached copy was read from (stored captures: size, title)
     encoded: Any = None  # its replay messages, once a viewer has encoded them (replay.py)
+    documents: dict[bool, Any] = field(default_factory=dict)  # timeline documents (timeline.py)
+    recorded_live: bool = False  # a live run's recording (it grows until its end line)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -112,7 +114,14 @@ class Sources:
     @staticmethod
     def _loaded(record: CaptureRecord, capture: Capture) -> Loaded:
         info = {"kind": "capture", "id": record.id, "redacted": record.redacted}
-        return Loaded(f"capture:{record.id}", record.title, capture, info, _version(record))
+        return Loaded(
+            f"capture:{record.id}",
+            record.title,
+            capture,
+            info,
+            _version(record),
+            recorded_live=record.source == "live",
+        )
 
 
 def _version(record: CaptureRecord) -> tuple[int, str]:

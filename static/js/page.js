@@ -13,15 +13,20 @@ import { StatusLine } from "./status.js";
 import { applyTheme } from "./theme.js";
 import { Timeline } from "./timeline.js";
 import { Chart } from "./views/chart.js";
+import { MarkersView } from "./views/markers.js";
 import { Popover } from "./views/popover.js";
 import { RawView } from "./views/raw.js";
 import { Transport } from "./views/transport.js";
+import { bindZoom } from "./zoom.js";
 
-export function mountPlayer(root, { onMessage = () => {} } = {}) {
+/** `openLink(timeline, deliver, report)`: where the messages come from (the websocket, or an
+ * exported player's own document: doclink.js). */
+export function mountPlayer(root, { onMessage = () => {}, openLink = (...args) => new ResumingConnection(...args) } = {}) {
   const q = (id) => root.querySelector(`[data-testid="${id}"]`);
   const streamsRoot = q("streams");
   const wanted = readState(location.search);
   if (wanted.theme) applyTheme(wanted.theme);
+  bindZoom(q("player-zoom"), location.search);
 
   const status = new StatusLine(q("player-status"), q("player-alert"));
   const timeline = new Timeline();
@@ -64,6 +69,7 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
     screen.tick();
   };
 
+  const markers = new MarkersView(root, { player, timeline, status });
   const messages = new PageMessages(root, { timeline, renderer, player, rawView, status, transport, chart, selection }, wanted);
 
   // Playing, or a jump with the transport, brings the raw view back to the playhead.
@@ -78,10 +84,11 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
   });
 
   // ------------------------------------------------------------------ connection
-  const link = new ResumingConnection(
+  const link = openLink(
     timeline,
     (message) => {
       messages.handle(message);
+      if (message.type === "end") markers.timelineComplete(wanted);
       onMessage(message);
     },
     {
@@ -110,6 +117,7 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
       renderer.reset();
       rawView.reset();
       player.reset();
+      markers.reset();
       delete root.dataset.loaded;
     }
     messages.reset();
@@ -117,7 +125,7 @@ export function mountPlayer(root, { onMessage = () => {} } = {}) {
     link.start(message);
   }
 
-  const api = { player, timeline, renderer, rawView, selection, links, status, connect, say: (text, kind) => status.say(text, kind), send: (type, fields) => link.send(type, fields) };
+  const api = { player, timeline, renderer, rawView, selection, links, status, markers, connect, say: (text, kind) => status.say(text, kind), send: (type, fields) => link.send(type, fields) };
   window.streamscope = api;
   return api;
 }

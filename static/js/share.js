@@ -1,7 +1,7 @@
 // Share-link state: t (seconds or m:ss), speed, autoplay, choice, token and lane (a selected
-// token), theme (pure).
+// token), theme, m (a marker: markers.js) (pure).
 
-export const THEMES = Object.freeze(["light", "dark"]);
+export const THEMES = Object.freeze(["light", "dark", "contrast"]);
 const LANE_NAMES = Object.freeze(["text", "reasoning", "refusal"]);
 
 export function parseTime(value) {
@@ -28,6 +28,7 @@ export function readState(search) {
     token: integer(params.get("token")),
     lane: LANE_NAMES.includes(lane) ? lane : "text",
     theme: THEMES.includes(theme) ? theme : null,
+    m: /^[A-Za-z0-9_-]{1,64}$/.test(params.get("m") ?? "") ? params.get("m") : null,
   };
 }
 

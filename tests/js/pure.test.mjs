@@ -20,7 +20,7 @@ test("share state reads seconds and m:ss and round-trips through a link", () => 
   assert.equal(parseTime("1:30.5"), 90.5);
   assert.equal(parseTime("x"), null);
   const state = readState("?t=1:02&speed=2&autoplay=1&choice=1&token=7&theme=dark");
-  assert.deepEqual(state, { t: 62, speed: "2", autoplay: true, choice: 1, token: 7, lane: "text", theme: "dark" });
+  assert.deepEqual(state, { t: 62, speed: "2", autoplay: true, choice: 1, token: 7, lane: "text", theme: "dark", m: null });
   const url = shareUrl("http://h/c/abc?t=9", { t: 12.3456, speed: 2, choice: 0, token: 3 });
   assert.equal(url, "http://h/c/abc?t=12.346&speed=2&choice=0&token=3");
   assert.equal(readState("?theme=<script>").theme, null);

@@ -43,7 +43,9 @@ from ..events import (
 from ..interpret import PayloadInterpreter
 from ..shapes import as_object
 from ..stream import Stream
-from .base import Counts, Dialect, counts
+from .anthropic_fast import FAST
+from .appends import Appends
+from .base import Dialect, UsageFields
 
 NAME = "anthropic-messages"
 TYPES = frozenset(
@@ -72,11 +74,14 @@ class _Block:
 
 
 class AnthropicInterpreter(PayloadInterpreter):
+    """``blocks`` (the content blocks by index) is read by the fast path too."""
+
     dialect = NAME
+    fast = FAST  # anthropic_fast.py
 
     def __init__(self, stream: Stream) -> None:
         super().__init__(stream)
-        self._blocks: dict[int, _Block] = {}
+        self.blocks: dict[int, _Block] = {}
         self._calls = 0
         self._started = False
 
@@ -101,7 +106,7 @@ class AnthropicInterpreter(PayloadInterpreter):
             self.other(raw, value)
 
     def close(self) -> None:
-        for index, block in sorted(self._blocks.items()):
+        for index, block in sorted(self.blocks.items()):
             if not block.stopped:
                 self._end_tool(None, block)
                 self.note(None, "block_not_stopped", "warning", f"block {index} never stopped")
@@ -126,7 +131,7 @@ class AnthropicInterpreter(PayloadInterpreter):
             self.note(raw, "block_shape", "error", "content_block_start without index and block")
             return
         kind = str(block.get("type"))
-        state = self._blocks[index] = _Block(index, kind)
+        state = self.blocks[index] = _Block(index, kind)
         self.add(BlockStart(choice=0, block=index, type=kind, value=block), raw)
         if kind in TOOL_BLOCKS:
             state.call, state.call_id, state.name = self._calls, block.get("id"), block.get("name")
@@ -142,7 +147,7 @@ class AnthropicInterpreter(PayloadInterpreter):
 
     def _block_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
         found, delta = value.get("index"), value.get("delta")
-        state = self._blocks.get(found) if _is_index(found) else None
+        state = self.blocks.get(found) if _is_index(found) else None
         if state is None or not isinstance(delta, dict):
             self.note(raw, "block_unknown", "error", f"a delta for block {found!r}, never started")
             return
@@ -166,7 +171,7 @@ class AnthropicInterpreter(PayloadInterpreter):
 
     def _block_stop(self, raw: RawEvent, value: dict[str, Any]) -> None:
         found = value.get("index")
-        state = self._blocks.get(found) if _is_index(found) else None
+        state = self.blocks.get(found) if _is_index(found) else None
         if state is None:
             self.note(raw, "block_unknown", "error", f"block {found!r} stops but never started")
             return
@@ -243,19 +248,22 @@ def assemble(events: list[Event]) -> dict[str, Any]:
     inputs: dict[int, list[str]] = {}
     calls: dict[int, int] = {}  # call number -> block
     usage: dict[str, Any] = {}
+    appends = Appends()
+    append = appends.add
     for event in events:
-        if isinstance(event, Meta):
+        if isinstance(event, TextDelta):  # the commonest first (each branch is one kind)
+            if event.block in blocks:
+                append(blocks[event.block], "text", event.text)
+        elif isinstance(event, Meta):
             message.update(event.fields)
         elif isinstance(event, BlockStart):
             blocks[event.block] = dict(event.value) if isinstance(event.value, dict) else {}
         elif isinstance(event, ToolCallStart) and event.index is not None:
             calls[event.call] = event.index
-        elif isinstance(event, TextDelta) and event.block in blocks:
-            _append(blocks[event.block], "text", event.text)
         elif isinstance(event, ReasoningDelta) and event.block in blocks:
-            _append(blocks[event.block], "thinking", event.text)
+            append(blocks[event.block], "thinking", event.text)
         elif isinstance(event, BlockDelta) and event.block in blocks:
-            _append(blocks[event.block], event.field, event.text)
+            append(blocks[event.block], event.field, event.text)
         elif isinstance(event, ToolCallArgs) and event.call in calls:
             inputs.setdefault(calls[event.call], []).append(event.text)
         elif isinstance(event, Signature) and event.block in blocks:
@@ -269,6 +277,7 @@ def assemble(events: list[Event]) -> dict[str, Any]:
             message.update(event.fields)
         elif isinstance(event, Usage):
             usage = _merge_usage(usage, event)
+    appends.close()
     for index, parts in inputs.items():
         text = "".join(parts)
         # Input that is not JSON stays as the block opened it; its tool_end says where it breaks.
@@ -280,11 +289,6 @@ def assemble(events: list[Event]) -> dict[str, Any]:
     message.setdefault("stop_sequence", None)
     message["usage"] = usage or None
     return message
-
-
-def _append(block: dict[str, Any], key: str, text: str) -> None:
-    old = block.get(key)
-    block[key] = (old if isinstance(old, str) else "") + text
 
 
 def _merge_usage(usage: dict[str, Any], event: Usage) -> dict[str, Any]:
@@ -305,23 +309,13 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(
-        usage.get("input_tokens"),
-        usage.get("output_tokens"),
-        cached=usage.get("cache_read_input_tokens"),
-    )
-
-
 ANTHROPIC = Dialect(
     name=NAME,
     title="Anthropic Messages",
     interpreter=AnthropicInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda message: message.get("usage"),
-    output_field="usage.output_tokens",
+    usage=UsageFields("usage", "input_tokens", "output_tokens", cached="cache_read_input_tokens"),
     usage_help={
         "input_tokens": "prompt tokens not read from or written to the cache",
         "cache_creation_input_tokens": "prompt tokens written to the cache",

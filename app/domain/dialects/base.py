@@ -2,8 +2,8 @@
 
 A dialect says how to recognise its payloads (``sniff``), how a payload becomes timeline
 events (``interpreter``), how the timeline folds into the API's own final object, exactly as
-its official SDK assembles it (``assemble``), and how to read its usage counters
-(``usage_tokens``). The registry (``__init__.py``) lists every record in detection order.
+its official SDK assembles it (``assemble``), and where its usage counters are (``usage``: data,
+not code). The registry (``__init__.py``) lists every record in detection order.
 """
 
 from __future__ import annotations
@@ -18,8 +18,41 @@ from ..interpret import PayloadInterpreter
 Sniff = Callable[[str | None, dict[str, Any]], str | None]
 Assemble = Callable[[list[Event]], dict[str, Any]]
 Counts = dict[str, int | None]
-UsageCounts = Callable[[dict[str, Any]], Counts]
 FinalUsage = Callable[[dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class UsageFields:
+    """Where a dialect keeps its usage and its counters, as dotted paths: ``at`` in the final
+    object (empty: the final object itself), ``input`` and ``output`` in a usage object, and the
+    optional ``reasoning`` and ``cached`` ones."""
+
+    at: str
+    input: str
+    output: str
+    reasoning: str | None = None
+    cached: str | None = None
+
+    def counts(self, usage: dict[str, Any]) -> Counts:
+        """One usage object read into the counters every dialect shares; the optional ones
+        only when the dialect reported them."""
+        out: Counts = {
+            "input_tokens": int_or_none(dotted(usage, self.input)),
+            "output_tokens": int_or_none(dotted(usage, self.output)),
+        }
+        for name, path in (
+            ("reasoning_tokens", self.reasoning),
+            ("cached_input_tokens", self.cached),
+        ):
+            value = int_or_none(dotted(usage, path)) if path else None
+            if value is not None:
+                out[name] = value
+        return out
+
+    @property
+    def output_field(self) -> str:
+        """The dialect's own output counter, named in full (metrics say where N came from)."""
+        return f"{self.at}.{self.output}" if self.at else self.output
 
 
 @dataclass(frozen=True)
@@ -43,12 +76,12 @@ class Dialect:
     """``name`` is what ``inspect --json`` and the page call it; ``title`` its name in prose.
 
     ``sniff(event_name, payload)`` returns why the payload is this dialect's (e.g. "type
-    message_start"), or None. ``usage_counts(usage)`` reads one usage object of the dialect
-    (a ``Usage`` event's, or the final one) into the counters every dialect shares:
-    ``input_tokens``, ``output_tokens`` and, where the dialect reports them,
-    ``reasoning_tokens`` and ``cached_input_tokens``; ``output_field`` names the dialect's own
-    output counter (metrics say where N came from). ``final_usage(completion)`` finds the usage
-    in the assembled final object. ``usage_help`` says what each usage field means, for the page.
+    message_start"), or None. ``usage`` says where its usage and counters are: a usage object
+    (a ``Usage`` event's, or the final one) reads into the counters every dialect shares
+    (``input_tokens``, ``output_tokens`` and, where reported, ``reasoning_tokens`` and
+    ``cached_input_tokens``). ``pick_usage``, when the usage is not one field of the final
+    object, finds it there (Ollama's counts sit beside the message). ``usage_help`` says what
+    each usage field means, for the page.
     ``server_timing(usage)``, for dialects whose usage carries the server's own durations,
     reads them from one usage object (the metrics' ``server`` section).
     """
@@ -58,16 +91,33 @@ class Dialect:
     interpreter: type[PayloadInterpreter]
     sniff: Sniff
     assemble: Assemble
-    usage_counts: UsageCounts
-    final_usage: FinalUsage
-    output_field: str
+    usage: UsageFields
     usage_help: dict[str, str] = field(default_factory=dict)
     server_timing: ServerTimingOf | None = None
+    pick_usage: FinalUsage | None = None
+
+    def usage_counts(self, usage: dict[str, Any]) -> Counts:
+        return self.usage.counts(usage)
+
+    def final_usage(self, completion: dict[str, Any]) -> Any:
+        """The usage of the assembled final object, as the dialect reports it."""
+        if self.pick_usage is not None:
+            return self.pick_usage(completion)
+        return dotted(completion, self.usage.at) if self.usage.at else completion
+
+    @property
+    def output_field(self) -> str:
+        return self.usage.output_field
 
 
 def int_or_none(value: Any) -> int | None:
     """A token count as sent, when it is an integer (not a bool, not text)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def dotted(value: Any, path: str) -> Any:
+    """``value`` at a dotted path (``"a.b"``), or None where a step is missing."""
+    return nested(value, *path.split("."))
 
 
 def nested(value: Any, *path: str) -> Any:
@@ -77,18 +127,3 @@ def nested(value: Any, *path: str) -> Any:
             return None
         value = value.get(key)
     return value
-
-
-def counts(
-    input_tokens: Any, output_tokens: Any, reasoning: Any = None, cached: Any = None
-) -> Counts:
-    """The shared counters; the optional ones only when the dialect reported them."""
-    out: Counts = {
-        "input_tokens": int_or_none(input_tokens),
-        "output_tokens": int_or_none(output_tokens),
-    }
-    if int_or_none(reasoning) is not None:
-        out["reasoning_tokens"] = int_or_none(reasoning)
-    if int_or_none(cached) is not None:
-        out["cached_input_tokens"] = int_or_none(cached)
-    return out

@@ -38,7 +38,8 @@ from ..events import (
 )
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Counts, Dialect, counts, nested
+from .base import Dialect, UsageFields, nested
+from .bedrock_fast import FAST
 from .bedrock_final import assemble
 
 NAME = "bedrock-converse"
@@ -57,10 +58,11 @@ class _Block:
 
 class BedrockInterpreter(PayloadInterpreter):
     dialect = NAME
+    fast = FAST  # bedrock_fast.py (reads blocks)
 
     def __init__(self, stream: Stream) -> None:
         super().__init__(stream)
-        self._blocks: dict[int, _Block] = {}
+        self.blocks: dict[int, _Block] = {}
         self._calls = 0
         self._started = self._stopped = False
 
@@ -80,7 +82,7 @@ class BedrockInterpreter(PayloadInterpreter):
             self.other(raw, value)
 
     def close(self) -> None:
-        for index, block in sorted(self._blocks.items()):
+        for index, block in sorted(self.blocks.items()):
             if not block.stopped and block.call is not None:
                 self._end_tool(None, block)
                 self.note(None, "block_not_stopped", "warning", f"block {index} never stopped")
@@ -117,7 +119,7 @@ class BedrockInterpreter(PayloadInterpreter):
         if index is None or not isinstance(delta, dict):
             self.note(raw, "block_shape", "error", "contentBlockDelta without index and delta")
             return
-        state = self._blocks.get(index)
+        state = self.blocks.get(index)
         if state is None:  # text and reasoning blocks open with their first delta
             state = self._open(raw, index, _kind(delta), None)
         for key, part in delta.items():
@@ -132,7 +134,7 @@ class BedrockInterpreter(PayloadInterpreter):
 
     def _block_stop(self, raw: RawEvent, value: dict[str, Any]) -> None:
         index = _index(value.get("contentBlockIndex"))
-        state = self._blocks.get(index) if index is not None else None
+        state = self.blocks.get(index) if index is not None else None
         if index is None or state is None:
             self.note(raw, "block_unknown", "warning", f"block {index!r} stops but never started")
             return
@@ -205,7 +207,7 @@ class BedrockInterpreter(PayloadInterpreter):
 
     # ------------------------------------------------------------------ helpers
     def _open(self, raw: RawEvent, index: int, kind: str, value: Any) -> _Block:
-        state = self._blocks[index] = _Block(kind)
+        state = self.blocks[index] = _Block(kind)
         self.add(BlockStart(choice=0, block=index, type=kind, value=value), raw)
         return state
 
@@ -284,23 +286,13 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(
-        usage.get("inputTokens"),
-        usage.get("outputTokens"),
-        cached=usage.get("cacheReadInputTokens"),
-    )
-
-
 BEDROCK = Dialect(
     name=NAME,
     title="AWS Bedrock ConverseStream",
     interpreter=BedrockInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda result: result.get("usage"),
-    output_field="usage.outputTokens",
+    usage=UsageFields("usage", "inputTokens", "outputTokens", cached="cacheReadInputTokens"),
     usage_help={
         "inputTokens": "prompt tokens (not read from or written to the cache)",
         "outputTokens": "tokens generated",

@@ -28,6 +28,7 @@ from ..events import (
     ToolCallStart,
     Usage,
 )
+from .appends import Appends
 
 
 def assemble(events: list[Event]) -> dict[str, Any]:
@@ -35,13 +36,15 @@ def assemble(events: list[Event]) -> dict[str, Any]:
     result.update(usage=None, metrics=None, trace=None)
     blocks: dict[int, dict[str, Any]] = {}
     calls: dict[int, dict[str, Any]] = {}  # call number -> its block's tool
+    appends = Appends()
+    append = appends.add
     for event in events:
         if isinstance(event, TextDelta) and event.block in blocks:
-            blocks[event.block]["text"] += event.text
+            append(blocks[event.block], "text", event.text)
         elif isinstance(event, ToolCallArgs) and event.call in calls:
-            calls[event.call]["arguments"] += event.text
+            append(calls[event.call], "arguments", event.text)
         elif isinstance(event, ReasoningDelta) and event.block in blocks:
-            blocks[event.block]["reasoning"] += event.text
+            append(blocks[event.block], "reasoning", event.text)
         elif isinstance(event, BlockStart):
             blocks[event.block] = _block(event.block)
         elif isinstance(event, ToolCallStart) and event.index in blocks:
@@ -50,8 +53,7 @@ def assemble(events: list[Event]) -> dict[str, Any]:
         elif isinstance(event, Signature) and event.block in blocks:
             blocks[event.block]["signature"] = event.signature
         elif isinstance(event, BlockDelta) and event.block in blocks:
-            block = blocks[event.block]
-            block[event.field] = block.get(event.field, "") + event.text
+            append(blocks[event.block], event.field, event.text)
         elif isinstance(event, Meta):
             result.update(event.fields)
         elif isinstance(event, Finish):
@@ -60,6 +62,7 @@ def assemble(events: list[Event]) -> dict[str, Any]:
             result["usage"] = event.usage
         elif isinstance(event, Extra) and event.scope == "chunk":
             result.update(event.fields)
+    appends.close()
     result["content"] = [blocks[i] for i in sorted(blocks)]
     return result
 

@@ -16,7 +16,8 @@ from ..interpret import PayloadInterpreter
 from ..payloads import classify
 from ..stream import Stream
 from ..toolcalls import ChoiceToolCalls
-from .base import Counts, Dialect, counts, nested
+from .base import Dialect, UsageFields
+from .chat_fast import read_fast
 
 KNOWN_CHUNK_KEYS = frozenset(
     {"id", "object", "created", "model", "system_fingerprint", "choices", "usage", "service_tier"}
@@ -26,16 +27,30 @@ NAME = "chat-completions"
 
 
 class ChatInterpreter(PayloadInterpreter):
+    """``choices`` (readers by index), ``meta`` (the response's identity so far) and
+    ``first_id`` are read by the fast path (chat_fast.py) too."""
+
     dialect = NAME
 
     def __init__(self, stream: Stream) -> None:
         super().__init__(stream)
-        self._choices: dict[int, ChoiceReader] = {}
-        self._meta: dict[str, Any] = {}
+        self.choices: dict[int, ChoiceReader] = {}
+        self.meta: dict[str, Any] = {}
         self._extras: dict[str, Any] = {}
         self._usage: Any = None
-        self._first_id: str | None = None
+        self.first_id: str | None = None
+        self.with_logprobs = False  # which way the fast path reads this stream's chunks
         self._id_changes = 0
+
+    def payload(self, raw: RawEvent, data: bytes | str, data_offset: int = 0) -> None:
+        if (
+            type(data) is bytes
+            and not self.done
+            and raw.event != "error"
+            and read_fast(self, raw, data)
+        ):
+            return
+        super().payload(raw, data, data_offset)
 
     def value(self, raw: RawEvent, value: Any) -> None:
         if raw.event == "error" or (isinstance(value, dict) and "error" in value):
@@ -49,11 +64,11 @@ class ChatInterpreter(PayloadInterpreter):
 
     def close(self) -> None:
         """Close open tool calls and say what was missing."""
-        for _, reader in sorted(self._choices.items()):
+        for _, reader in sorted(self.choices.items()):
             reader.end(None)
-        if not self.done and not self.errored and self._choices:
+        if not self.done and not self.errored and self.choices:
             self.note(None, "missing_done", "info", "the stream ended without data: [DONE]")
-        if not self._choices and not self._meta and any(r.kind == "event" for r in self.stream.raw):
+        if not self.choices and not self.meta and any(r.kind == "event" for r in self.stream.raw):
             self.note(
                 None,
                 "no_chunks",
@@ -65,7 +80,7 @@ class ChatInterpreter(PayloadInterpreter):
                 None,
                 "id_changed",
                 "info",
-                f"the chunk id changed {self._id_changes} times (first {self._first_id!r}): "
+                f"the chunk id changed {self._id_changes} times (first {self.first_id!r}): "
                 "several responses in one stream, or a server that numbers chunks",
             )
 
@@ -127,19 +142,19 @@ class ChatInterpreter(PayloadInterpreter):
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
             self.note(raw, "choice_index_invalid", "error", f"choice index {index!r} is not valid")
             return
-        reader = self._choices.get(index)
+        reader = self.choices.get(index)
         if reader is None:
-            reader = self._choices[index] = ChoiceReader(index, self)
+            reader = self.choices[index] = ChoiceReader(index, self)
         reader.read(raw, choice)
 
     def _check_meta(self, raw: RawEvent, chunk: dict[str, Any]) -> None:
         chunk_id = chunk.get("id")
         if chunk_id:
-            if self._first_id is None:
-                self._first_id = chunk_id
-            elif chunk_id != self._meta.get("id"):
+            if self.first_id is None:
+                self.first_id = chunk_id
+            elif chunk_id != self.meta.get("id"):
                 self._id_changes += 1
-        meta = self._meta
+        meta = self.meta
         if not meta:
             fields = {k: chunk[k] for k in META_KEYS if chunk.get(k) not in (None, "")}
             if fields.get("id") or fields.get("model"):
@@ -183,24 +198,19 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(
-        usage.get("prompt_tokens"),
-        usage.get("completion_tokens"),
-        nested(usage, "completion_tokens_details", "reasoning_tokens"),
-        nested(usage, "prompt_tokens_details", "cached_tokens"),
-    )
-
-
 CHAT = Dialect(
     name=NAME,
     title="OpenAI chat completions",
     interpreter=ChatInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda completion: completion.get("usage"),
-    output_field="usage.completion_tokens",
+    usage=UsageFields(
+        "usage",
+        "prompt_tokens",
+        "completion_tokens",
+        "completion_tokens_details.reasoning_tokens",
+        "prompt_tokens_details.cached_tokens",
+    ),
     usage_help={
         "prompt_tokens": "tokens in the prompt",
         "completion_tokens": "tokens generated (reasoning included)",

@@ -34,7 +34,8 @@ from ..events import (
 )
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Counts, Dialect, counts, nested
+from .base import Dialect, UsageFields, nested
+from .cohere_fast import FAST
 from .cohere_final import assemble
 
 NAME = "cohere"
@@ -52,11 +53,12 @@ class _Call:
 
 class CohereInterpreter(PayloadInterpreter):
     dialect = NAME
+    fast = FAST  # cohere_fast.py (reads open_blocks)
 
     def __init__(self, stream: Stream) -> None:
         super().__init__(stream)
         self._calls: dict[int, _Call] = {}
-        self._open: set[int] = set()  # content blocks started and not ended
+        self.open_blocks: set[int] = set()  # content blocks started and not ended
         self._started = self._ended = False
 
     def value(self, raw: RawEvent, value: Any) -> None:
@@ -79,7 +81,7 @@ class CohereInterpreter(PayloadInterpreter):
                 self.note(
                     None, "block_not_stopped", "warning", f"tool call {call.call} never ended"
                 )
-        for index in sorted(self._open):
+        for index in sorted(self.open_blocks):
             self.note(None, "block_not_stopped", "warning", f"content {index} never ended")
         if self._started and not self._ended and not self.errored:
             self.note(None, "missing_message_end", "info", "the stream ended without message-end")
@@ -98,7 +100,7 @@ class CohereInterpreter(PayloadInterpreter):
         if index is None or not isinstance(content, dict):
             self.note(raw, "block_shape", "error", "content-start without index and content")
             return
-        self._open.add(index)
+        self.open_blocks.add(index)
         self.add(
             BlockStart(choice=0, block=index, type=str(content.get("type")), value=content), raw
         )
@@ -109,7 +111,7 @@ class CohereInterpreter(PayloadInterpreter):
         if index is None or not isinstance(content, dict):
             self.note(raw, "block_shape", "error", "content-delta without index and content")
             return
-        if index not in self._open:
+        if index not in self.open_blocks:
             self.note(raw, "block_unknown", "error", f"a delta for content {index}, never started")
         self._content(raw, index, content)
         if "logprobs" in value:
@@ -126,10 +128,10 @@ class CohereInterpreter(PayloadInterpreter):
 
     def _content_end(self, raw: RawEvent, value: dict[str, Any]) -> None:
         index = value.get("index")
-        if index is None or index not in self._open:
+        if index is None or index not in self.open_blocks:
             self.note(raw, "block_unknown", "error", f"content {index!r} ends but never started")
             return
-        self._open.discard(index)
+        self.open_blocks.discard(index)
         self.add(BlockStop(choice=0, block=index), raw)
 
     def _tool_plan(self, raw: RawEvent, value: dict[str, Any]) -> None:
@@ -246,24 +248,15 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    """The actual tokens (``tokens``), not the billed units."""
-    return counts(
-        nested(usage, "tokens", "input_tokens"),
-        nested(usage, "tokens", "output_tokens"),
-        cached=usage.get("cached_tokens"),
-    )
-
-
 COHERE = Dialect(
     name=NAME,
     title="Cohere v2 chat",
     interpreter=CohereInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda response: response.get("usage"),
-    output_field="usage.tokens.output_tokens",
+    usage=UsageFields(
+        "usage", "tokens.input_tokens", "tokens.output_tokens", cached="cached_tokens"
+    ),
     usage_help={
         "billed_units": "what is billed: input and output tokens (and search units, classifications)",
         "tokens": "the tokens the model actually read and wrote (prompt template included)",

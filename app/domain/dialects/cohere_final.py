@@ -26,6 +26,7 @@ from ..events import (
     ToolCallStart,
     Usage,
 )
+from .appends import Appends
 
 
 def assemble(events: list[Event]) -> dict[str, Any]:
@@ -37,14 +38,16 @@ def assemble(events: list[Event]) -> dict[str, Any]:
     arguments: dict[int, list[str]] = {}
     citations: list[Any] = []
     usage: dict[str, Any] | None = None
+    appends = Appends()
+    append = appends.add
     for event in events:
         if isinstance(event, TextDelta):
-            _append(_part(parts, event.block, "text"), "text", event.text)
+            append(_part(parts, event.block, "text"), "text", event.text)
         elif isinstance(event, ReasoningDelta):
             if event.block is None:
                 plan.append(event.text)
             else:
-                _append(_part(parts, event.block, "thinking"), "thinking", event.text)
+                append(_part(parts, event.block, "thinking"), "thinking", event.text)
         elif isinstance(event, ToolCallArgs) and event.call in arguments:
             arguments[event.call].append(event.text)
         elif isinstance(event, BlockStart):
@@ -61,6 +64,7 @@ def assemble(events: list[Event]) -> dict[str, Any]:
             response["finish_reason"] = event.reason
         elif isinstance(event, Usage):
             usage = event.usage
+    appends.close()
     for number, call in calls.items():
         call["function"]["arguments"] = "".join(arguments[number])
     message["content"] = [parts[i] for i in sorted(parts)]
@@ -99,8 +103,3 @@ def _call(event: ToolCallStart) -> dict[str, Any]:
         "type": event.type or "function",
         "function": {"name": event.name, "arguments": ""},
     }
-
-
-def _append(part: dict[str, Any], key: str, text: str) -> None:
-    old = part.get(key)
-    part[key] = (old if isinstance(old, str) else "") + text

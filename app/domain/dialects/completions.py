@@ -19,7 +19,8 @@ import orjson
 from ..events import Event, Extra, Finish, Logprobs, Meta, RawEvent, TextDelta, Usage
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Counts, Dialect, counts, int_or_none
+from .base import Dialect, UsageFields, int_or_none
+from .completions_fast import FAST
 from .completions_logprobs import entries, is_old_shape, rebuild
 
 NAME = "completions"
@@ -34,15 +35,16 @@ _UNSET = object()
 
 class CompletionsInterpreter(PayloadInterpreter):
     dialect = NAME
+    fast = FAST  # completions_fast.py (reads meta, counts chunks)
 
     def __init__(self, stream: Stream) -> None:
         super().__init__(stream)
-        self._meta: dict[str, Any] = {}
+        self.meta: dict[str, Any] = {}
         self._extras: dict[str, Any] = {}
         self._choice_extras: dict[int, dict[str, Any]] = {}
         self._finish: dict[int, str] = {}
         self._usage: Any = None
-        self._chunks = 0
+        self.chunks = 0
 
     def value(self, raw: RawEvent, value: Any) -> None:
         if raw.event == "error" or (isinstance(value, dict) and "error" in value):
@@ -54,15 +56,15 @@ class CompletionsInterpreter(PayloadInterpreter):
             self.other(raw, value)
 
     def close(self) -> None:
-        if self._chunks and not self.done and not self.errored:
+        if self.chunks and not self.done and not self.errored:
             self.note(None, "missing_done", "info", "the stream ended without data: [DONE]")
 
     def _chunk(self, raw: RawEvent, chunk: dict[str, Any]) -> None:
-        self._chunks += 1
+        self.chunks += 1
         changed = {k: chunk[k] for k in META_KEYS if chunk.get(k) not in (None, "")}
-        changed = {k: v for k, v in changed.items() if self._meta.get(k) != v}
-        if changed and (self._meta or "id" in changed or "model" in changed):
-            self._meta.update(changed)
+        changed = {k: v for k, v in changed.items() if self.meta.get(k) != v}
+        if changed and (self.meta or "id" in changed or "model" in changed):
+            self.meta.update(changed)
             self.add(Meta(fields=changed), raw)
         if not KNOWN_CHUNK_KEYS.issuperset(chunk):
             fields = _changed(chunk, KNOWN_CHUNK_KEYS, self._extras)
@@ -225,19 +227,13 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(usage.get("prompt_tokens"), usage.get("completion_tokens"))
-
-
 COMPLETIONS = Dialect(
     name=NAME,
     title="OpenAI legacy completions",
     interpreter=CompletionsInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda completion: completion.get("usage"),
-    output_field="usage.completion_tokens",
+    usage=UsageFields("usage", "prompt_tokens", "completion_tokens"),
     usage_help={
         "prompt_tokens": "tokens in the prompt",
         "completion_tokens": "tokens generated, over all choices",

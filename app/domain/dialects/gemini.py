@@ -22,9 +22,10 @@ from typing import Any
 from ..events import Extra, Meta, RawEvent, Usage
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Counts, Dialect, counts
+from .base import Dialect, UsageFields
 from .gemini_assemble import assemble
 from .gemini_candidate import CandidateReader
+from .gemini_fast import FAST
 
 NAME = "gemini"
 META_KEYS = ("modelVersion", "responseId", "createTime")
@@ -34,14 +35,15 @@ PLAIN_KEYS = KNOWN_KEYS - {"promptFeedback"}  # a chunk with only these has no e
 
 class GeminiInterpreter(PayloadInterpreter):
     dialect = NAME
+    fast = FAST  # gemini_fast.py (reads candidates, identity and usage)
 
     def __init__(self, stream: Stream) -> None:
         super().__init__(stream)
-        self._candidates: dict[int, CandidateReader] = {}
+        self.candidates: dict[int, CandidateReader] = {}
         self._meta: dict[str, Any] = {}
-        self._identity: tuple[Any, ...] | None = None
+        self.identity: tuple[Any, ...] | None = None
         self._extras: dict[str, Any] = {}
-        self._usage: Any = None
+        self.usage: Any = None
 
     def value(self, raw: RawEvent, value: Any) -> None:
         if not isinstance(value, dict):
@@ -63,15 +65,15 @@ class GeminiInterpreter(PayloadInterpreter):
         if not PLAIN_KEYS.issuperset(value):
             self._chunk_extras(raw, value)
         usage = value.get("usageMetadata")
-        if isinstance(usage, dict) and usage != self._usage:
-            self._usage = usage
+        if isinstance(usage, dict) and usage != self.usage:
+            self.usage = usage
             self.add(Usage(usage=usage, source="usageMetadata"), raw)
 
     def close(self) -> None:
-        for _, reader in sorted(self._candidates.items()):
+        for _, reader in sorted(self.candidates.items()):
             reader.end(None)
-        finished = any(reader.finished for reader in self._candidates.values())
-        if self._candidates and not finished and not self.errored:
+        finished = any(reader.finished for reader in self.candidates.values())
+        if self.candidates and not finished and not self.errored:
             self.note(
                 None,
                 "missing_finish_reason",
@@ -82,9 +84,9 @@ class GeminiInterpreter(PayloadInterpreter):
     # ------------------------------------------------------------------ the chunk
     def _meta_of(self, raw: RawEvent, value: dict[str, Any]) -> None:
         identity = (value.get("modelVersion"), value.get("responseId"), value.get("createTime"))
-        if identity == self._identity:
+        if identity == self.identity:
             return
-        self._identity = identity
+        self.identity = identity
         changed = {k: value[k] for k in META_KEYS if k in value and self._meta.get(k) != value[k]}
         if changed:
             self._meta.update(changed)
@@ -115,9 +117,9 @@ class GeminiInterpreter(PayloadInterpreter):
         index = candidate.get("index", position)
         if not isinstance(index, int) or isinstance(index, bool):
             index = position
-        reader = self._candidates.get(index)
+        reader = self.candidates.get(index)
         if reader is None:
-            reader = self._candidates[index] = CandidateReader(self, index)
+            reader = self.candidates[index] = CandidateReader(self, index)
         reader.read(raw, candidate)
 
 
@@ -129,24 +131,19 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(
-        usage.get("promptTokenCount"),
-        usage.get("candidatesTokenCount"),
-        reasoning=usage.get("thoughtsTokenCount"),
-        cached=usage.get("cachedContentTokenCount"),
-    )
-
-
 GEMINI = Dialect(
     name=NAME,
     title="Gemini streamGenerateContent",
     interpreter=GeminiInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda response: response.get("usageMetadata"),
-    output_field="usageMetadata.candidatesTokenCount",
+    usage=UsageFields(
+        "usageMetadata",
+        "promptTokenCount",
+        "candidatesTokenCount",
+        "thoughtsTokenCount",
+        "cachedContentTokenCount",
+    ),
     usage_help={
         "promptTokenCount": "tokens in the prompt (with cached content)",
         "cachedContentTokenCount": "prompt tokens read from cached content",

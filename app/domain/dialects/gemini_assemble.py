@@ -30,6 +30,7 @@ from ..events import (
     ToolCallStart,
     Usage,
 )
+from .appends import Appends
 
 
 class _Candidate:
@@ -38,13 +39,15 @@ class _Candidate:
         self.parts: list[dict[str, Any]] = []
         self.calls: dict[int, dict[str, Any]] = {}  # call number -> its functionCall
         self.fields: dict[str, Any] = {}
+        self.appends = Appends()  # the parts' text, joined in to_json (appends.py)
 
     def text(self, text: str) -> None:
         if not self.parts or "text" not in self.parts[-1]:
             self.parts.append({"text": ""})
-        self.parts[-1]["text"] += text  # the block's part (BlockStart opened it)
+        self.appends.add(self.parts[-1], "text", text)  # the block's part (BlockStart opened it)
 
     def to_json(self) -> dict[str, Any]:
+        self.appends.close()
         out: dict[str, Any] = {"content": {"parts": self.parts, "role": "model"}}
         if "finishReason" in self.fields:
             out["finishReason"] = self.fields.pop("finishReason")
@@ -65,7 +68,9 @@ def assemble(events: list[Event]) -> dict[str, Any]:
         return found
 
     for event in events:
-        if isinstance(event, TextDelta | ReasoningDelta):
+        if type(event) is Usage:  # with every chunk: first (a subclass reaches the last test)
+            top["usageMetadata"] = event.usage
+        elif isinstance(event, TextDelta | ReasoningDelta):
             at(event.choice).text(event.text)
         elif isinstance(event, BlockStart):
             _open(at(event.choice), event)

@@ -34,8 +34,9 @@ from ..events import (
 )
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Counts, Dialect, ServerTiming, counts, int_or_none
+from .base import Dialect, ServerTiming, UsageFields, int_or_none
 from .ollama_assemble import COUNTS, assemble
+from .ollama_fast import FAST
 
 NAME = "ollama"
 META_KEYS = ("model", "created_at")
@@ -47,10 +48,11 @@ NS_PER_MS = 1_000_000
 
 class OllamaInterpreter(PayloadInterpreter):
     dialect = NAME
+    fast = FAST  # ollama_fast.py (reads first: the first line's identity)
 
     def __init__(self, stream: Stream) -> None:
         super().__init__(stream)
-        self._first: dict[str, Any] | None = None
+        self.first: dict[str, Any] | None = None
         self._extras: dict[str, Any] = {}
         self._calls = 0
 
@@ -81,7 +83,7 @@ class OllamaInterpreter(PayloadInterpreter):
             self._done(raw, value)
 
     def close(self) -> None:
-        if self._first is not None and not self.done and not self.errored:
+        if self.first is not None and not self.done and not self.errored:
             self.note(
                 None,
                 "missing_done_line",
@@ -91,14 +93,14 @@ class OllamaInterpreter(PayloadInterpreter):
 
     # ------------------------------------------------------------------ lines
     def _meta(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        if self._first is None:
+        if self.first is None:
             fields = {k: value[k] for k in META_KEYS if k in value}
             if isinstance(value.get("message"), dict):
                 fields["message"] = {"role": value["message"].get("role", "assistant")}
-            self._first = fields
+            self.first = fields
             self.add(Meta(fields=fields), raw)
-        elif "model" in value and value["model"] != self._first.get("model"):
-            self._first["model"] = value["model"]
+        elif "model" in value and value["model"] != self.first.get("model"):
+            self.first["model"] = value["model"]
             self.add(Meta(fields={"model": value["model"]}), raw)
 
     def _content(self, raw: RawEvent, holder: dict[str, Any], text_key: str = "content") -> None:
@@ -150,7 +152,7 @@ class OllamaInterpreter(PayloadInterpreter):
             self.add(Extra(scope="chunk", choice=None, fields=changed), raw)
 
     def _done(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        first = self._first or {}
+        first = self.first or {}
         if "created_at" in value and value["created_at"] != first.get("created_at"):
             self.add(Meta(fields={"created_at": value["created_at"]}), raw)
         if value.get("done_reason") is not None:
@@ -182,10 +184,6 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return "done and message" if "message" in value else "done and response"
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(usage.get("prompt_eval_count"), usage.get("eval_count"))
-
-
 def server_timing(usage: dict[str, Any]) -> ServerTiming | None:
     """The done line's durations (ns) in ms, with the counts they cover."""
     durations = [int_or_none(usage.get(f"{k}_duration")) for k in ("total", "load", "prompt_eval")]
@@ -209,9 +207,8 @@ OLLAMA = Dialect(
     interpreter=OllamaInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda final: {k: final[k] for k in COUNTS if k in final} or None,
-    output_field="eval_count",
+    usage=UsageFields("", "prompt_eval_count", "eval_count"),
+    pick_usage=lambda final: {k: final[k] for k in COUNTS if k in final} or None,
     usage_help={
         "prompt_eval_count": "prompt tokens evaluated (a prompt already in the cache counts less)",
         "eval_count": "tokens generated",

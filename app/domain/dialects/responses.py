@@ -17,7 +17,7 @@ no final snapshot came.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
@@ -35,8 +35,10 @@ from ..events import (
     Snapshot,
     Usage,
 )
+from ..interpret import FastPath
 from ..stream import Stream
-from .base import Counts, Dialect, counts, nested
+from .base import Dialect, UsageFields
+from .responses_fast import TextDeltaEvent, decode
 from .responses_final import assemble
 from .responses_output import Item, OutputReader, agrees, index_of
 from .responses_types import (
@@ -55,6 +57,7 @@ NAME = "openai-responses"
 
 class ResponsesInterpreter(OutputReader):
     dialect = NAME
+    fast: ClassVar[FastPath | None] = None  # set below the class (read_fast)
 
     def __init__(self, stream: Stream) -> None:
         super().__init__(stream)
@@ -320,6 +323,19 @@ class ResponsesInterpreter(OutputReader):
         summary = f"{label} (output {where})" if where is not None else label
         self.add(Payload(category=category, summary=summary, value=self.kept(value)), raw)
 
+    def read_fast(self, raw: RawEvent, value: TextDeltaEvent) -> bool:
+        """An output_text.delta as ``value`` and ``_text_delta`` read it, when it needs none
+        of their notes (responses_fast.py); False, with nothing recorded, otherwise."""
+        seq, index = value.sequence_number, value.output_index
+        if seq is not None and self._seq is not None and seq != self._seq + 1:
+            return False
+        if not self._started or index not in self._items:
+            return False
+        if seq is not None:
+            self._seq = seq
+        self._text(raw, index, index_of(value.content_index) or 0, value.delta)
+        return True
+
     def _gap(self, raw: RawEvent, last: int, seq: int) -> None:
         if seq > last + 1:
             missing = seq - last - 1
@@ -328,6 +344,8 @@ class ResponsesInterpreter(OutputReader):
             message = f"sequence_number {seq} after {last}: repeated or out of order"
         self.note(raw, "sequence_gap", "warning", message)
 
+
+ResponsesInterpreter.fast = FastPath(decode, ResponsesInterpreter.read_fast)
 
 _HANDLERS = {
     **dict.fromkeys(SNAPSHOTS, ResponsesInterpreter._lifecycle),
@@ -359,24 +377,19 @@ def sniff(event: str | None, value: dict[str, Any]) -> str | None:
     return f"type {kind}" if isinstance(kind, str) and kind in TYPES else None
 
 
-def usage_counts(usage: dict[str, Any]) -> Counts:
-    return counts(
-        usage.get("input_tokens"),
-        usage.get("output_tokens"),
-        nested(usage, "output_tokens_details", "reasoning_tokens"),
-        nested(usage, "input_tokens_details", "cached_tokens"),
-    )
-
-
 RESPONSES = Dialect(
     name=NAME,
     title="OpenAI Responses",
     interpreter=ResponsesInterpreter,
     sniff=sniff,
     assemble=assemble,
-    usage_counts=usage_counts,
-    final_usage=lambda response: response.get("usage"),
-    output_field="usage.output_tokens",
+    usage=UsageFields(
+        "usage",
+        "input_tokens",
+        "output_tokens",
+        "output_tokens_details.reasoning_tokens",
+        "input_tokens_details.cached_tokens",
+    ),
     usage_help={
         "input_tokens": "tokens in the input (instructions, conversation, tool definitions)",
         "input_tokens_details": "cached_tokens: input tokens read from the prompt cache",

@@ -32,6 +32,7 @@ from ..events import (
     ToolCallStart,
     Usage,
 )
+from .appends import Appends
 from .responses_types import TOOL_ITEMS
 
 PARAGRAPH = "\n\n"  # between the reasoning parts of a stream (a ReasoningDelta, part "break")
@@ -55,6 +56,7 @@ class _Output:
         self.calls: dict[int, int] = {}  # call number -> output index
         self.text_block: int | None = None  # the message the last text went to
         self.fresh: set[tuple[int, str]] = set()  # a new reasoning part starts here
+        self.appends = Appends()  # text fields, joined at the end (appends.py)
 
     def item(self, block: int, kind: str) -> dict[str, Any]:
         found = self.items.get(block)
@@ -101,11 +103,6 @@ def _block_start(out: _Output, event: BlockStart) -> None:
     out.items[event.block] = item
 
 
-def _append(target: dict[str, Any], key: str, text: str) -> None:
-    old = target.get(key)
-    target[key] = (old if isinstance(old, str) else "") + text
-
-
 def _listed(target: dict[str, Any], key: str) -> list[Any]:
     found = target.get(key)
     if not isinstance(found, list):
@@ -115,13 +112,15 @@ def _listed(target: dict[str, Any], key: str) -> list[Any]:
 
 def _text(out: _Output, event: TextDelta) -> None:
     out.text_block = event.block
-    _append(out.text_part(), "text", event.text)
+    out.appends.add(out.text_part(), "text", event.text)
 
 
 def _refusal(out: _Output, event: RefusalDelta) -> None:
     block = out.text_block if out.text_block is not None else max(out.items, default=0)
     out.text_block = block
-    _append(out.part(block, "message", "content", "refusal", "refusal"), "refusal", event.text)
+    out.appends.add(
+        out.part(block, "message", "content", "refusal", "refusal"), "refusal", event.text
+    )
 
 
 def _reasoning(out: _Output, event: ReasoningDelta) -> None:
@@ -130,7 +129,7 @@ def _reasoning(out: _Output, event: ReasoningDelta) -> None:
     if event.part == "break":
         out.fresh.add((block, key))
         return
-    _append(out.part(block, "reasoning", key, part_type, "text"), "text", event.text)
+    out.appends.add(out.part(block, "reasoning", key, part_type, "text"), "text", event.text)
 
 
 def _logprobs(out: _Output, event: Logprobs) -> None:
@@ -157,12 +156,12 @@ def _tool_start(out: _Output, event: ToolCallStart) -> None:
 
 def _tool_args(out: _Output, event: ToolCallArgs) -> None:
     item = out.item(out.calls.get(event.call, 0), "function_call")
-    _append(item, "arguments", event.text)
+    out.appends.add(item, "arguments", event.text)
 
 
 def _block_delta(out: _Output, event: BlockDelta) -> None:
     item = out.item(event.block, "message")
-    _append(item, event.field, event.text)
+    out.appends.add(item, event.field, event.text)
 
 
 def _block_stop(out: _Output, event: BlockStop) -> None:
@@ -199,6 +198,7 @@ def assemble(events: list[Event]) -> dict[str, Any]:
             final = last
         elif isinstance(event, Usage):
             usage = event.usage
+    out.appends.close()
     if final is not None and isinstance(final.value, dict):
         response = dict(final.value)
         if response.get("output") is None:

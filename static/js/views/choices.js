@@ -1,98 +1,29 @@
-// A stream's choices side by side: per choice its text, reasoning lane, refusal, tool-call
-// cards and finish reason. Text areas apply events in order and rewind by seq.
+// A stream's choices side by side (views/choice.js draws one): its text, reasoning lane,
+// refusal, tool-call cards and finish reason, and what the block events of every dialect add
+// (docs/timeline.md): notes on signed and redacted reasoning, compaction summaries, server
+// calls and their results, citations. Text areas apply events in order and rewind by seq.
 
 import { el } from "../dom.js";
-import { TextArea, tokenPieces } from "./text.js";
-import { ToolCards } from "./tools.js";
+import { ChoiceView, LANES } from "./choice.js";
+import { tokenPieces } from "./text.js";
 
-/** The text areas of a choice: `lane` names them in share links (share.js). */
-export const LANES = Object.freeze({ text: "choice-text", reasoning: "reasoning-text", refusal: "refusal-text" });
+export { LANES };
 
-class ChoiceView {
-  constructor(parent, streamIndex, choice, options, seqOf) {
-    this.choice = choice;
-    this.root = el("div", { class: "choice", "data-testid": "choice", dataset: { choice, stream: streamIndex } });
-    const head = el("header", { class: "choice-head" });
-    head.appendChild(el("h3", {}, `Choice ${choice}`));
-    this.finishBadge = el("span", { class: "finish", "data-testid": "finish-reason", dataset: { choice } }, "streaming");
-    head.appendChild(this.finishBadge);
-    this.reasoningBox = el("details", { class: "reasoning-lane", open: true, hidden: true, "data-testid": "reasoning-lane" });
-    this.reasoningBox.appendChild(el("summary", {}, "Reasoning"));
-    const reasoningText = el("div", { class: LANES.reasoning, "data-testid": "reasoning-text", dataset: { choice, stream: streamIndex, lane: "reasoning" } });
-    this.reasoningBox.appendChild(reasoningText);
-    const text = el("div", {
-      class: LANES.text,
-      "data-testid": "choice-text",
-      tabindex: "0",
-      "aria-label": `Choice ${choice} text`,
-      dataset: { choice, stream: streamIndex, lane: "text" },
-    });
-    this.refusalBox = el("div", { class: "refusal-box", hidden: true });
-    this.refusalBox.appendChild(el("span", { class: "refusal-label" }, "Refusal"));
-    const refusal = el("div", { class: LANES.refusal, "data-testid": "choice-refusal", dataset: { choice, stream: streamIndex, lane: "refusal" } });
-    this.refusalBox.appendChild(refusal);
-    const tools = el("div", { class: "tool-cards" });
-    this.ended = false;
-    this.root.append(head, this.reasoningBox, text, this.refusalBox, tools);
-    parent.appendChild(this.root);
-    this.text = new TextArea(text, { glyphs: options.glyphs, stream: streamIndex, seqOf });
-    this.reasoning = new TextArea(reasoningText, { glyphs: options.glyphs, stream: streamIndex, seqOf });
-    this.refusal = new TextArea(refusal, { glyphs: options.glyphs, stream: streamIndex, seqOf });
-    this.tools = new ToolCards(tools);
-    this.finishes = [];
-    this.firstSeq = Infinity;
-  }
-
-  areas() {
-    return [this.text, this.reasoning, this.refusal];
-  }
-
-  finish(event) {
-    this.finishes.push([event.seq, event.reason]);
-    this._showFinish();
-  }
-
-  _showFinish() {
-    const last = this.finishes[this.finishes.length - 1];
-    const reason = last ? last[1] : this.ended ? "none" : null;
-    this.finishBadge.textContent = reason === null ? "streaming" : `finish: ${reason}`;
-    this.finishBadge.dataset.reason = reason ?? "";
-  }
-
-  setEnded(ended) {
-    if (this.ended === ended) return;
-    this.ended = ended;
-    this._showFinish();
-  }
-
-  rewind(seq) {
-    for (const area of this.areas()) area.rewind(seq);
-    this.tools.rewind(seq);
-    while (this.finishes.length && this.finishes[this.finishes.length - 1][0] >= seq) this.finishes.pop();
-    this._showFinish();
-    this.reasoningBox.hidden = !this.reasoning.container.firstChild;
-    this.refusalBox.hidden = !this.refusal.container.firstChild;
-  }
-
-  flush() {
-    for (const area of this.areas()) area.flush();
-  }
-
-  setGlyphs(on) {
-    for (const area of this.areas()) area.setGlyphs(on);
-  }
-}
+/** Kinds kept in a choice's block state (blocks.js), besides tool_start. */
+const BLOCK_KINDS = Object.freeze(["block_start", "block_delta", "block_stop", "signature", "citation", "extra", "payload"]);
+const IS_BLOCK_KIND = new Set(BLOCK_KINDS);
 
 export class Choices {
-  kinds = ["text", "refusal", "logprobs", "reasoning", "tool_start", "tool_args", "tool_end", "finish"];
+  kinds = ["text", "refusal", "logprobs", "reasoning", "tool_start", "tool_args", "tool_end", "finish", ...BLOCK_KINDS];
   slot = "main";
 
-  constructor({ index, timeline, options, progress }) {
+  constructor({ index, info, timeline, options, progress }) {
     this.index = index;
     this.timeline = timeline;
     this.options = options; // {glyphs}
     this.progress = progress;
-    this.seqOf = (g) => timeline.events[g].seq; // token elements carry only their event's g
+    this.dialect = info?.dialect ?? null;
+    this.eventAt = (g) => timeline.events[g]; // token elements carry only their event's g
     this.root = el("div", { class: "choices" });
     this.choices = new Map();
   }
@@ -100,7 +31,7 @@ export class Choices {
   choiceView(index, seq) {
     let view = this.choices.get(index);
     if (!view) {
-      view = new ChoiceView(this.root, this.index, index, this.options, this.seqOf);
+      view = new ChoiceView(this.root, this.index, index, this.options, this.eventAt, this.dialect);
       this.choices.set(index, view);
       const ordered = [...this.choices.values()].sort((a, b) => a.choice - b.choice);
       for (const choice of ordered) this.root.appendChild(choice.root);
@@ -111,6 +42,10 @@ export class Choices {
   }
 
   apply(event, g) {
+    if (IS_BLOCK_KIND.has(event.kind)) {
+      this._block(event);
+      return;
+    }
     const choice = this.choiceView(event.choice, event.seq);
     switch (event.kind) {
       case "text":
@@ -119,6 +54,7 @@ export class Choices {
         const area = event.kind === "text" ? choice.text : choice.refusal;
         area.append(tokenPieces(event.text, entries), { seq: event.seq, g, raw: event.raw });
         if (event.kind === "refusal") choice.refusalBox.hidden = false;
+        else choice.textOfBlock(event, g);
         break;
       }
       case "logprobs":
@@ -131,9 +67,11 @@ export class Choices {
       case "reasoning":
         choice.reasoning.append([{ text: event.text, entries: [] }], { seq: event.seq, g, raw: event.raw });
         choice.reasoningBox.hidden = false;
+        choice.reasoningField(event);
         break;
       case "tool_start":
         choice.tools.start(event, g);
+        choice.blocks.apply(event);
         break;
       case "tool_args":
         choice.tools.args(event);
@@ -144,6 +82,15 @@ export class Choices {
       default: // finish
         choice.finish(event);
     }
+  }
+
+  /** A block event for its choice's block state. Extras only for Gemini's grounding (the
+   * sources its citations name), payloads only for Responses server calls' progress (one
+   * output), so neither opens a choice of its own. */
+  _block(event) {
+    if (event.kind === "extra" && (event.choice === null || event.choice === undefined || !event.fields?.groundingMetadata)) return;
+    if (event.kind === "payload" && event.category !== "server_tool") return;
+    this.choiceView(event.choice ?? 0, event.seq).blocks.apply(event);
   }
 
   /** The logprob entries that came with the text event at global index g, if any. */

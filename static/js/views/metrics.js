@@ -6,16 +6,39 @@
 import { clear, el } from "../dom.js";
 import { milliseconds, rate } from "../format.js";
 
-export const METRICS = [
-  ["ttft_ms", "TTFT", milliseconds, "Time to first token: request start to the first chunk with choices."],
-  ["ttfo_ms", "TTFO", milliseconds, "Time to first output: request start to the first content, refusal or tool-call text (reasoning does not count)."],
-  ["itl_p50_ms", "ITL p50", milliseconds, "Inter-token latency, median: gaps between consecutive chunks with choices."],
-  ["itl_p95_ms", "ITL p95", milliseconds, "Inter-token latency, 95th percentile (linear interpolation)."],
-  ["itl_max_ms", "ITL max", milliseconds, "Largest gap between consecutive chunks with choices."],
-  ["tpot_ms", "TPOT", milliseconds, "Time per output token after the first: (E2EL - TTFT) / (N - 1)."],
-  ["tokens_per_s", "Tokens/s", rate, "Output tokens per second: N / E2EL."],
-  ["decode_tokens_per_s", "Decode rate", rate, "(N - 1) / (last chunk - first chunk with choices)."],
-  ["e2el_ms", "E2EL", milliseconds, "End-to-end latency: request start to the last chunk with choices (a trailing usage chunk does not count)."],
+/** What the metrics count: chunks with choices in the dialects that have choices, else the
+ * events that carry output (a text, reasoning or tool-argument delta; docs/dialects.md). */
+const CHOICE_DIALECTS = new Set(["chat-completions", "completions"]);
+export function unitOf(dialect) {
+  return !dialect || CHOICE_DIALECTS.has(dialect) ? { one: "chunk with choices", many: "chunks with choices", trailing: "a trailing usage chunk" } : { one: "event with output", many: "events with output", trailing: "a trailing usage or end event" };
+}
+
+/** [key, label, format, definition] for a stream of `dialect`. */
+export function metricDefinitions(dialect) {
+  const u = unitOf(dialect);
+  return [
+    ["ttft_ms", "TTFT", milliseconds, `Time to first token: request start to the first ${u.one}.`],
+    ["ttfo_ms", "TTFO", milliseconds, "Time to first output: request start to the first content, refusal or tool-call text (reasoning does not count)."],
+    ["itl_p50_ms", "ITL p50", milliseconds, `Inter-token latency, median: gaps between consecutive ${u.many}.`],
+    ["itl_p95_ms", "ITL p95", milliseconds, "Inter-token latency, 95th percentile (linear interpolation)."],
+    ["itl_max_ms", "ITL max", milliseconds, `Largest gap between consecutive ${u.many}.`],
+    ["tpot_ms", "TPOT", milliseconds, "Time per output token after the first: (E2EL - TTFT) / (N - 1)."],
+    ["tokens_per_s", "Tokens/s", rate, "Output tokens per second: N / E2EL."],
+    ["decode_tokens_per_s", "Decode rate", rate, `(N - 1) / (last ${u.one} - first ${u.one}).`],
+    ["e2el_ms", "E2EL", milliseconds, `End-to-end latency: request start to the last ${u.one} (${u.trailing} does not count).`],
+  ];
+}
+
+export const METRICS = metricDefinitions("chat-completions");
+
+/** What the server reports of its own work (metrics.server; Ollama's done line), in ms. */
+export const SERVER_METRICS = [
+  ["total_duration_ms", "Server total", milliseconds, "total_duration: the server's whole time on the request."],
+  ["load_duration_ms", "Model load", milliseconds, "load_duration: loading the model."],
+  ["prompt_eval_duration_ms", "Prompt eval", milliseconds, "prompt_eval_duration: evaluating the prompt (prefill)."],
+  ["eval_duration_ms", "Generation", milliseconds, "eval_duration: generating."],
+  ["prompt_eval_tokens_per_s", "Prefill rate", rate, "prompt_eval_count / prompt evaluation seconds."],
+  ["eval_tokens_per_s", "Server decode rate", rate, "eval_count / generation seconds: the server's decode rate, beside the wire's decode rate."],
 ];
 
 /** Metrics known at a moment of the stream (ms from its request start); the rest at its end. */
@@ -39,6 +62,8 @@ export class MetricsPanel {
 
   constructor({ index, info, progress }) {
     this.root = el("section", { class: "panel metrics", "data-testid": "metrics", dataset: { stream: index } });
+    this.definitions = metricDefinitions(info.dialect);
+    this.unit = unitOf(info.dialect);
     this.timed = info.timed;
     this.progress = progress;
     this.metrics = null;
@@ -57,7 +82,7 @@ export class MetricsPanel {
   }
 
   flush() {
-    const keys = [...METRICS.map(([key]) => key), "output_tokens", "stalls"];
+    const keys = [...this.definitions.map(([key]) => key), "output_tokens", "stalls"];
     const shown = keys.map((key) => metricShown(key, this.metrics, this.timed, this.progress));
     const key = shown.map(Number).join("");
     if (key === this.shownKey) return;
@@ -79,7 +104,7 @@ export class MetricsPanel {
         ready ? text : PENDING,
       );
     };
-    for (const [key, label, format, definition] of METRICS) {
+    for (const [key, label, format, definition] of this.definitions) {
       const raw = metrics ? metrics[key] : null;
       list.append(el("dt", { title: definition }, label), value(key, raw, format(raw ?? null), definition));
     }
@@ -88,10 +113,11 @@ export class MetricsPanel {
     list.append(
       el("dt", { title: "N, the output token count, and where it came from." }, "Output tokens"),
       value("output_tokens", tokens, tokens === null || tokens === undefined ? "unknown" : `${tokens} (${metrics.tokens_source})`),
-      el("dt", { title: `Gaps at or above ${metrics?.stall_ms ?? 250} ms between chunks.` }, "Stalls"),
+      el("dt", { title: `Gaps at or above ${metrics?.stall_ms ?? 250} ms between ${this.unit.many}.` }, "Stalls"),
       value("stalls", stalls, stalls === null ? "unknown" : String(stalls)),
     );
     this.root.appendChild(list);
+    if (metrics?.server) this.root.appendChild(this._server(metrics.server, shown.get("stalls")));
     // Where the timing metrics come from, as the backend says it (per-read times, a HAR entry's timings, none).
     if (metrics?.timing_source) {
       this.root.appendChild(el("p", { class: "muted", "data-metric": "timing_source", "data-value": metrics.timing_source }, `Timing: ${metrics.timing_note}`));
@@ -102,13 +128,31 @@ export class MetricsPanel {
         : "This capture has no per-event timing: timing metrics are unknown, and playback is paced evenly.";
       this.root.appendChild(el("p", { class: "muted", "data-metric": "untimed" }, untimed));
     } else if ([...shown.values()].some((ready) => !ready)) {
-      this.root.appendChild(el("p", { class: "muted", "data-metric": "pending" }, "Each value appears once its moment has been played: TTFT at the first chunk with choices, TTFO at the first output, the rest at the end of the stream."));
+      this.root.appendChild(el("p", { class: "muted", "data-metric": "pending" }, `Each value appears once its moment has been played: TTFT at the first ${this.unit.one}, TTFO at the first output, the rest at the end of the stream.`));
     }
     const help = el("details", { class: "definitions", open: helpOpen });
     help.appendChild(el("summary", {}, "Definitions"));
     const defs = el("dl");
-    for (const [, label, , definition] of METRICS) defs.append(el("dt", {}, label), el("dd", {}, definition));
+    for (const [, label, , definition] of this.definitions) defs.append(el("dt", {}, label), el("dd", {}, definition));
+    if (metrics?.server) for (const [, label, , definition] of SERVER_METRICS) defs.append(el("dt", {}, label), el("dd", {}, definition));
     help.appendChild(defs);
     this.root.appendChild(help);
+  }
+
+  /** The server's own durations and rates, next to the wire-timed metrics, once the stream's
+   * end (where the server says them) has been played; they need no timing in the capture. */
+  _server(server, ready) {
+    const box = el("section", { class: "server-metrics", "data-testid": "server-metrics" });
+    box.appendChild(el("h4", {}, "Reported by the server (not measured on the wire)"));
+    const list = el("dl", { class: "kv metrics-list" });
+    for (const [key, label, format, definition] of SERVER_METRICS) {
+      const raw = server[key] ?? null;
+      list.append(
+        el("dt", { title: definition }, label),
+        el("dd", { "data-metric": `server.${key}`, "data-value": ready ? (raw ?? "") : "", "data-state": ready ? "shown" : "pending", title: definition }, ready ? format(raw) : PENDING),
+      );
+    }
+    box.appendChild(list);
+    return box;
   }
 }

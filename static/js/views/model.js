@@ -12,7 +12,8 @@ export class ModelName {
   }
 
   apply(event) {
-    if (event.fields.model) this.named.push([event.seq, event.fields.model]);
+    const model = event.fields.model ?? event.fields.modelVersion; // Gemini names it modelVersion
+    if (model) this.named.push([event.seq, model]);
   }
 
   rewind(seq) {

@@ -6,6 +6,15 @@
 import { clear, el } from "../dom.js";
 import { clockTime } from "../format.js";
 
+const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
+
+/** A raw event's text as lines to show. A binary frame (AWS event-stream: lengths, header
+ * types and CRCs around its JSON) is one line with its control bytes written as \xNN. */
+export function rawLines(text) {
+  if (CONTROL.test(text)) return [text.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)];
+  return text.replace(/\r\n?/g, "\n").replace(/\n+$/, "").split("\n");
+}
+
 export class RawList {
   constructor(list) {
     this.list = list;
@@ -57,7 +66,7 @@ export class RawList {
       el("span", { class: "raw-kind" }, item.event || item.kind),
     );
     const pre = el("pre", { class: "raw-text" });
-    const lines = item.text.replace(/\r\n?/g, "\n").replace(/\n+$/, "").split("\n");
+    const lines = rawLines(item.text);
     lines.forEach((line, i) => {
       const text = el("span", { class: "raw-row" });
       text.append(el("span", { class: "ln", "aria-hidden": "true" }, String(item.line + i)), document.createTextNode(line));

@@ -140,6 +140,18 @@ export class TextArea {
     this.blockChars = this.block ? this.block.textContent.length : 0;
   }
 
+  /** The last token element of the event at global index g, or null (blocks hold ascending
+   * g's, so only the block that can hold it is searched). */
+  lastSpanOf(g) {
+    this.flush();
+    for (let block = this.container.lastElementChild; block; block = block.previousElementSibling) {
+      if (!block.gs?.length || block.gs[0] > g) continue;
+      const i = block.gs.lastIndexOf(g);
+      return i < 0 ? null : block.children[i];
+    }
+    return null;
+  }
+
   setGlyphs(on) {
     this.flush();
     this.glyphs = on;

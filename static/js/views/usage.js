@@ -1,17 +1,23 @@
-// The usage panel: token counts as of the current moment (the last usage event played).
+// The usage panel: token counts as of the current moment (each field as last sent), under the
+// dialect's own names with the definitions the server gives (usage_help, usagenames.js); once
+// the stream's end is played, the same counts in the terms every dialect shares (inspect
+// --json `normalized.usage`).
 
 import { clear, el } from "../dom.js";
-
-const NAMED = ["prompt_tokens", "completion_tokens", "total_tokens", "completion_tokens_details", "prompt_tokens_details"];
+import { mergeUsage, SHARED, usageRows } from "../usagenames.js";
 
 export class UsagePanel {
   kinds = ["usage"];
   slot = "panels";
 
-  constructor({ index }) {
+  constructor({ index, info, progress }) {
     this.root = el("section", { class: "panel usage", "data-testid": "usage", dataset: { stream: index } });
+    this.help = info?.usage_help ?? {};
+    this.progress = progress;
     this.history = []; // [seq, usage, source]
+    this.shared = null; // normalized.usage from the summary
     this.dirty = false;
+    this.shownEnd = false;
     this.render();
   }
 
@@ -27,35 +33,54 @@ export class UsagePanel {
   }
 
   flush() {
-    if (this.dirty) this.render();
+    const ended = Boolean(this.shared) && this.progress.ended();
+    if (this.dirty || ended !== this.shownEnd) this.render();
     this.dirty = false;
   }
 
-  setSummary() {}
+  setSummary(summary) {
+    this.shared = summary.normalized?.usage ?? null;
+    this.dirty = true;
+  }
 
   render() {
+    const helpOpen = this.root.querySelector("details.definitions")?.open ?? false;
     clear(this.root);
     this.root.appendChild(el("h3", {}, "Usage"));
+    this.shownEnd = Boolean(this.shared) && this.progress.ended();
     const last = this.history[this.history.length - 1];
     if (!last) {
       this.root.appendChild(el("p", { class: "muted", "data-usage": "none" }, "no usage yet"));
       return;
     }
-    const [, usage, source] = last;
     const list = el("dl", { class: "kv" });
-    const row = (key, label, value) => {
-      if (value === undefined || value === null) return;
-      list.append(el("dt", {}, label), el("dd", { "data-usage": key }, typeof value === "object" ? JSON.stringify(value) : String(value)));
-    };
-    row("prompt_tokens", "prompt", usage.prompt_tokens);
-    row("completion_tokens", "completion", usage.completion_tokens);
-    row("total_tokens", "total", usage.total_tokens);
-    row("reasoning_tokens", "reasoning", usage.completion_tokens_details?.reasoning_tokens);
-    row("cached_tokens", "cached", usage.prompt_tokens_details?.cached_tokens);
-    for (const [key, value] of Object.entries(usage)) {
-      if (!NAMED.includes(key)) row(key, key, value);
+    for (const row of usageRows(mergeUsage(this.history.map(([, usage]) => usage)), this.help)) {
+      list.append(el("dt", { title: row.help }, row.label), el("dd", { "data-usage": row.key, title: row.help }, row.value));
     }
     this.root.appendChild(list);
-    if (source !== "usage") this.root.appendChild(el("p", { class: "muted" }, `from ${source}`));
+    const sources = [...new Set(this.history.map(([, , source]) => source))];
+    if (sources.some((source) => source !== "usage")) this.root.appendChild(el("p", { class: "muted" }, `from ${sources.join(", ")}`));
+    if (this.shownEnd) this.root.appendChild(this._shared());
+    const definitions = Object.entries(this.help).filter(([, text]) => typeof text === "string");
+    if (definitions.length) {
+      const help = el("details", { class: "definitions", open: helpOpen, "data-testid": "usage-help" });
+      help.appendChild(el("summary", {}, "Definitions"));
+      const defs = el("dl");
+      for (const [name, text] of definitions) defs.append(el("dt", {}, name), el("dd", {}, text));
+      help.appendChild(defs);
+      this.root.appendChild(help);
+    }
+  }
+
+  _shared() {
+    const line = el("p", { class: "usage-shared", "data-testid": "usage-shared" });
+    line.appendChild(el("span", { class: "muted" }, "In every dialect's terms: "));
+    SHARED.forEach(([key, words], i) => {
+      const value = this.shared[key];
+      if (value === undefined) return;
+      if (i) line.appendChild(document.createTextNode(" · "));
+      line.append(`${words} `, el("span", { "data-usage": `normalized.${key}` }, value === null ? "unknown" : String(value)));
+    });
+    return line;
   }
 }

@@ -1,0 +1,63 @@
+"""The commonest legacy completions chunk read in one step (interpret.py, ``FastPath``): the
+response's id, model and the rest as before, no usage, choices with text and neither logprobs
+nor a finish reason, read as ``CompletionsInterpreter._chunk`` reads it. Anything else goes the
+full way."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+import msgspec
+
+from ..events import TextDelta
+from ..interpret import FastPath
+
+if TYPE_CHECKING:
+    from ..events import RawEvent
+    from .completions import CompletionsInterpreter
+
+# orjson reads integers past 64 bits as floats (or refuses them): those go the full way.
+Int = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]
+
+
+class _Choice(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    text: str | None = None
+    index: Int = 0
+    logprobs: None = None
+    finish_reason: None = None
+
+
+class _Chunk(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    choices: list[_Choice]
+    object: Literal["text_completion"]
+    id: str | None = None
+    created: Int | None = None
+    model: str | None = None
+    system_fingerprint: str | None = None
+    usage: None = None
+
+
+def _read(it: CompletionsInterpreter, raw: RawEvent, chunk: _Chunk) -> bool:
+    meta = it.meta
+    for key, value in (
+        ("id", chunk.id),
+        ("object", chunk.object),
+        ("created", chunk.created),
+        ("model", chunk.model),
+        ("system_fingerprint", chunk.system_fingerprint),
+    ):
+        if value not in (None, "") and meta.get(key) != value:  # a Meta event: the full way
+            return False
+    choices = chunk.choices
+    if not choices or any(choice.index < 0 for choice in choices):
+        return False
+    it.chunks += 1
+    raw.choices = True
+    for choice in choices:
+        if choice.text:
+            raw.output = True
+            it.add(TextDelta(choice=choice.index, text=choice.text), raw)
+    return True
+
+
+FAST = FastPath(msgspec.json.Decoder(_Chunk).decode, _read)
