@@ -93,9 +93,9 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _write(self, data: bytes) -> None:
+        self._sent(data)  # noted first: a client may have read it (and a test looked) before
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
-        self._sent(data)
 
     def _sent(self, data: bytes) -> None:
         noted = getattr(self, "noted", None)
@@ -115,9 +115,9 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
+        self._sent(body)
         self.wfile.write(body)
         self.wfile.flush()
-        self._sent(body)
 
     def _sleep(self, seconds: float) -> bool:
         """Sleep unless the server is stopping; False when it is."""

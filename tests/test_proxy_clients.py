@@ -30,6 +30,7 @@ from .proxy_helpers import (
     reads_transport,
     recorded_reads,
     recording,
+    root,
     same_times,
     writes,
 )
@@ -230,6 +231,8 @@ def test_httpx_gets_every_dialect_through_the_proxy(
     call = check_call(server, fake, reads.answers[-1], name, dialect)
     if "gemini" in name:
         assert call["model"] == path.split("/models/")[1].split(":streamGenerate")[0]
+    direct_answer = httpx.post(f"{root(fake)}{path}", json=body, headers={header: value})
+    assert direct_answer.content == body_read, "the same bytes as straight from the upstream"
 
 
 @pytest.mark.parametrize("model", ["echo-key", "echo-split"])

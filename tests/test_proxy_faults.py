@@ -15,6 +15,7 @@ import time
 import httpx
 import pytest
 
+from .live_server import free_port
 from .proxy_helpers import (
     KEY,
     calls,
@@ -35,7 +36,9 @@ AUTH = {"Authorization": f"Bearer {KEY}"}
 @pytest.fixture(scope="module", params=["dev-server", "gunicorn"])
 def server(request, tmp_path_factory, fake):
     args = ["--production", "--threads", "16"] if request.param == "gunicorn" else []
-    live = proxy_server(tmp_path_factory.mktemp(f"faults-{request.param}"), fake, *args).start()
+    down = ["--proxy", f"down=http://127.0.0.1:{free_port()}"]  # nothing listens there
+    data_dir = tmp_path_factory.mktemp(f"faults-{request.param}")
+    live = proxy_server(data_dir, fake, *down, *args).start()
     yield live
     live.stop()
 
@@ -144,6 +147,24 @@ def test_an_unknown_upstream_is_a_404_in_the_usual_shape(server, fake):
     assert answer.json()["error"]["code"] == "no_upstream"
     assert "local" in answer.json()["error"]["message"]
     assert len(fake.requests) == before
+
+
+def test_an_upstream_that_is_down_is_a_502_that_says_where(server, fake):
+    with httpx.Client(timeout=30) as client:
+        answer = client.post(
+            f"{server.url}/proxy/down/v1/chat/completions",
+            json={"model": "m", "stream": True},
+            headers=AUTH,
+        )
+    assert answer.status_code == 502, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "upstream_unreachable" and "127.0.0.1" in error["message"]
+    assert KEY not in answer.text
+    call = finished_call(server)
+    assert call["upstream"] == "down" and call["state"] == "error" and call["status"] is None
+    assert call["error"] == error["message"] and call["recording_end"] == "error"
+    raw, _ = recording(server, call["recording"])
+    assert b'"reason":"error"' in raw and KEY.encode() not in raw
 
 
 def raw_request(server, target: str) -> tuple[int, bytes]:
