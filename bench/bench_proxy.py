@@ -17,6 +17,12 @@ read's receipt minus its ``x_sent_ms``. Every stream of a part asks for the fake
 ``gate:`` model, whose writes start together once every answer's head has arrived, so that
 direct and proxied streams are read at the same moments by the same clients.
 
+* **time to first token**: ``calls`` requests one after another, proxied and direct in turn,
+  each for the fake's ``rate:1000:3`` (its first token written as soon as its head): the time
+  from the request's last byte leaving the client to the socket read that carries the first
+  token, on a fresh connection each (the connection's set-up included for both). Added TTFT =
+  the proxied calls' percentile minus the direct calls' (information: the proxy opens its own
+  connection to the upstream and starts the call's recording first).
 * **one stream** (the targets): one stream through the proxy and one straight from the fake,
   ``rate`` 200 reads/s, in the same client process. Added latency = the proxied stream's
   percentile minus the direct stream's: p50 < 1 ms, p99 < 5 ms.
@@ -33,6 +39,8 @@ was and who made it busy.
 from __future__ import annotations
 
 import argparse
+import json
+import socket
 import sys
 import time
 from typing import Any
@@ -98,6 +106,39 @@ def part(
     }
 
 
+def first_token_ms(port: int, path: str) -> float:
+    """One call on a fresh connection: ms from the request sent to the first token's read."""
+    body = json.dumps({"model": "rate:1000:3", "stream": True, "messages": []}).encode()
+    request = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Authorization: Bearer sk-bench-0000\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.sendall(request)
+        sent, got, first = time.perf_counter(), b"", None
+        while not got.endswith(b"0\r\n\r\n"):
+            piece = sock.recv(65536)
+            if not piece:
+                break
+            got += piece
+            if first is None and b'"t0 "' in got:
+                first = time.perf_counter()
+    assert first is not None and got.startswith(b"HTTP/1.1 200"), got[:300]
+    return (first - sent) * 1000
+
+
+def ttft_part(server: Server, fake: Fake, calls: int) -> dict[str, list[float]]:
+    """``calls`` proxied and ``calls`` direct, in turn (the order swapped every other call)."""
+    settle(server)
+    kinds = [("proxy", server.port, f"/proxy/fake{CHAT}"), ("direct", fake.port, CHAT)]
+    got: dict[str, list[float]] = {"proxy": [], "direct": []}
+    for i in range(calls):
+        for label, port, path in kinds if i % 2 else kinds[::-1]:
+            got[label].append(first_token_ms(port, path))
+    return got
+
+
 def settle(server: Server, timeout: float = 30) -> None:
     """Until the server holds no call of a part before (each holds a unit of slow work)."""
     deadline = time.monotonic() + timeout
@@ -107,6 +148,16 @@ def settle(server: Server, timeout: float = 30) -> None:
             return
         time.sleep(0.1)
     raise RuntimeError(f"the server still holds calls: {health}")
+
+
+def ttft_rows(table: Table, got: dict[str, list[float]]) -> None:
+    proxy, direct = got["proxy"], got["direct"]
+    for q in (50, 95):
+        table.row(
+            f"time to first token, {len(proxy)} calls each: added, p{q}",
+            fmt_ms(pct(proxy, q) - pct(direct, q), 2),
+            f"direct {fmt_ms(pct(direct, q), 2)}, proxied {fmt_ms(pct(proxy, q), 2)}",
+        )
 
 
 def added_rows(table: Table, label: str, got: dict[str, Any], targets: dict[int, float]) -> None:
@@ -131,15 +182,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--streams", type=int, default=50, help="proxied streams at once")
     parser.add_argument("--rate-50", type=float, default=50.0, help="reads per second, each")
     parser.add_argument("--seconds-50", type=float, default=30.0, help="how long they stream")
+    parser.add_argument("--calls", type=int, default=200, help="calls for the TTFT, each way")
     parser.add_argument("--threads", type=int, default=64, help="gunicorn threads")
     parser.add_argument("--json", help="write the results here too")
-    args = parse_args(parser, argv, {"count": 1000, "seconds_50": 10})
+    args = parse_args(parser, argv, {"count": 1000, "seconds_50": 10, "calls": 60})
     install_cleanup()
     header("Recording proxy: latency added per read", PACKAGES)
     fake = Fake()
     env = {"STREAMSCOPE_PROXY_UPSTREAMS": f"fake=http://127.0.0.1:{fake.port}"}
     server = Server(threads=args.threads, env=env).start()
     print(f"server: {server.describe()}")
+    ttft = ttft_part(server, fake, args.calls)
     one = part(server, fake, "one", 1, 1, args.rate, args.count, 1)
     count_50 = int(args.rate_50 * args.seconds_50)
     many = part(server, fake, "many", args.streams, 5, args.rate_50, count_50, 2)
@@ -159,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     table.row("every token arrived, both parts", "yes" if complete and complete_50 else "no",
               "", "", "all", complete and complete_50)  # fmt: skip
+    ttft_rows(table, ttft)
     added_rows(table, f"1 stream, {args.rate:g} reads/s", one, {50: 1.0, 99: 5.0})
     added_rows(table, f"{args.streams} streams, {args.rate_50:g} reads/s each", many, {50: 1.0})
     added_rows(table, f"{args.streams} streams in step (every write at once)", burst, {})
@@ -171,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     print(table.render())
     results = {
         "args": vars(args),
+        "ttft": {k: spread(v) for k, v in ttft.items()},
         "one": {k: spread(v) for k, v in one["lateness"].items()},
         "many": {k: spread(v) for k, v in many["lateness"].items()},
         "burst": {k: spread(v) for k, v in burst["lateness"].items()},

@@ -15,6 +15,8 @@ import time
 import httpx
 import pytest
 
+from app.web.security import PROXIED_CSP
+
 from .live_server import free_port
 from .proxy_helpers import (
     KEY,
@@ -113,6 +115,9 @@ def test_an_upstream_error_reaches_the_client_as_it_was_sent(server, fake, model
     assert answer.status_code == status and answer.content == b"".join(writes(sent))
     if header:
         assert answer.headers[header] == "0"
+    # served from Streamscope's origin: an upstream's page runs no script there
+    assert PROXIED_CSP in answer.headers.get_list("content-security-policy")
+    assert answer.headers["x-content-type-options"] == "nosniff"
     call = finished_call(server)
     assert call["status"] == status and call["state"] == "error"
     assert call["error"].startswith(f"HTTP {status} from upstream")
