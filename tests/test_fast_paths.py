@@ -814,3 +814,47 @@ def test_bedrock_fast_path_reads_as_the_full_reading(events: list[bytes]) -> Non
         frames.append(frame(name, rest.removeprefix(b"data: ").rstrip(b"\n")))
     frames.append(frame("messageStop", {"stopReason": "end_turn"}))
     same_with_and_without(b"".join(frames))
+
+
+LINE_PIECES = st.sampled_from(
+    [
+        b'{"model":"m","response":"a","done":false}',
+        b' {"model":"m","message":{"role":"assistant","content":"b"},"done":false} ',
+        b'data: {"id":"c","choices":[]}',
+        b"data:",
+        b"",
+        b"  ",
+        b"[1, 2]",
+        b'{"unclosed":',
+        b'{"done":true,"eval_count":3}',
+        b"x" * 40,
+    ]
+)
+
+
+@PROFILE
+@given(st.lists(LINE_PIECES, max_size=12), st.booleans(), st.sampled_from([30, 1 << 20]))
+def test_jsonl_lines_read_alike_with_and_without_carriage_returns(
+    lines: list[bytes], last_newline: bool, max_line: int
+) -> None:
+    """JSON Lines ended by "\\n" alone are read with one slice per line (jsonl.read_jsonl); any
+    "\\r" takes the regular-expression reading. Both give the same timeline."""
+    from app.captures import Limits
+    from app.captures.jsonl import _read_lines, read_jsonl
+    from app.domain.stream import Source
+
+    data = b"\n".join(lines) + (b"\n" if last_newline else b"")
+    limits = Limits(max_line=max_line)
+    fast = read_jsonl(data, limits)
+    full = _read_lines(data, limits, limits.builder(Source(data), container="lines"))
+    assert [_stream_view(s) for s in fast] == [_stream_view(s) for s in full]
+
+
+def _stream_view(stream: Any) -> bytes:
+    return orjson.dumps(
+        (
+            [e.to_json() for e in stream.events],
+            [(r.to_json(), r.choices, r.output, r.reasoning) for r in stream.raw],
+            stream.dialect,
+        )
+    )

@@ -6,6 +6,7 @@ import re
 
 from ..domain.events import RawEvent
 from ..domain.stream import Source, Stream
+from ..domain.timeline import TimelineBuilder
 from .model import Limits, long_line
 
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
@@ -14,6 +15,30 @@ _TOKENS = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"?|[\[\]{},]')
 
 def read_jsonl(data: bytes, limits: Limits, origin: str = "capture") -> list[Stream]:
     builder = limits.builder(Source(data), origin=origin, container="lines")
+    if b"\r" in data:
+        return _read_lines(data, limits, builder)
+    line_no, pos, max_line, end = 1, 0, limits.max_line, len(data)
+    find = data.find
+    while pos < end:  # the common file: lines ended by "\n" alone, one slice each
+        stop = find(b"\n", pos)
+        stop = end if stop < 0 else stop
+        size = stop + 1 - pos if stop < end else stop - pos
+        if size > max_line:  # never copied, never parsed
+            builder.diagnostic(long_line(size, max_line, line_no, pos))
+        else:
+            body = data[pos:stop]
+            if body[:1] == b"{" and body[-1:] == b"}":  # compact: the line is the payload
+                builder.data(RawEvent(-1, line_no, pos, pos + size, None), body, pos)
+            elif body.strip():  # a bare "data:" is an empty payload, said as such
+                payload, offset = _payload(body)
+                builder.data(RawEvent(-1, line_no, pos, pos + size, None), payload, pos + offset)
+        line_no += 1
+        pos += size
+    return builder.close()
+
+
+def _read_lines(data: bytes, limits: Limits, builder: TimelineBuilder) -> list[Stream]:
+    """Lines ended by "\r\n", "\r" or "\n" (a file with any "\r")."""
     line_no, pos = 1, 0
     for match in _LINE.finditer(data):
         if match.end() == match.start():

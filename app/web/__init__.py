@@ -25,6 +25,7 @@ from .live import live
 from .markers import markers
 from .ops import ops
 from .pages import pages
+from .rawpages import raw_pages
 from .resources import web_dir
 from .services import Services
 from .sources import Sources
@@ -97,6 +98,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api)
     app.register_blueprint(markers)
     app.register_blueprint(documents)
+    app.register_blueprint(raw_pages)
     app.register_blueprint(exported)
     app.register_blueprint(live)
     app.register_blueprint(ops)

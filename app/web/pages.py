@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, render_template, request, url_for
 
 from ..captures import FORMATS, format_named
 from ..demos import catalog, find
 from ..domain.dialects import DIALECTS
-from .errors import NotFound
+from .errors import NotFound, StreamscopeError
 from .services import services
+from .timeline import growing, timeline_document
 
 pages = Blueprint("pages", __name__)
 THEMES = ("light", "dark", "contrast")
@@ -93,6 +94,24 @@ def _stored(capture_id: str):
     return record
 
 
+def _http_replay(capture_id: str) -> dict[str, str]:
+    """Where the page fetches a finished capture's replay over HTTP (its timeline document at
+    its immutable URL, and raw texts a page at a time: docs/protocol.md, "The timeline
+    document"). Empty for a live recording still growing, which the page follows over the
+    websocket, and for one that cannot be read here (the websocket then says why)."""
+    try:
+        loaded = services().sources.stored(capture_id)
+        if growing(loaded):
+            return {}
+        version = timeline_document(loaded, services().settings).digest
+    except StreamscopeError:
+        return {}
+    return {
+        "timeline_url": url_for("documents.capture_timeline", capture_id=capture_id, v=version),
+        "raw_url": url_for("raw_pages.capture_raw", capture_id=capture_id, v=version),
+    }
+
+
 def _capture_page(capture_id: str, embed: bool) -> str:
     record = _stored(capture_id)
     streams = f"{record.streams} stream{'s' if record.streams != 1 else ''}"
@@ -104,6 +123,7 @@ def _capture_page(capture_id: str, embed: bool) -> str:
         source_id=record.id,
         record=record,
         embed=embed,
+        **_http_replay(record.id),
     )
 
 

@@ -27,23 +27,42 @@ class Loaded:
     documents: dict[bool, Any] = field(default_factory=dict)  # timeline documents (timeline.py)
     recorded_live: bool = False  # a live run's recording (it grows until its end line)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    document_lock: threading.Lock = field(default_factory=threading.Lock)  # one build (timeline.py)
 
 
 class CaptureCache:
     def __init__(self, size: int) -> None:
         self.size = size
         self._items: OrderedDict[str, Loaded] = OrderedDict()
+        self._loading: dict[str, threading.Lock] = {}  # key -> held while it is being read
         self._lock = threading.Lock()
 
     def get(self, key: str, load: Callable[[], Loaded]) -> Loaded:
+        """The cached copy, or one ``load()``: viewers that open a capture together wait for
+        the one parse (outside the cache's lock, so other captures are not held up)."""
+        found = self._cached(key)
+        if found is not None:
+            return found
+        with self._lock:
+            loading = self._loading.setdefault(key, threading.Lock())
+        try:
+            with loading:
+                found = self._cached(key)
+                if found is None:
+                    found = load()
+                    self.put(key, found)
+                return found
+        finally:
+            with self._lock:
+                if self._loading.get(key) is loading:
+                    del self._loading[key]
+
+    def _cached(self, key: str) -> Loaded | None:
         with self._lock:
             found = self._items.get(key)
             if found is not None:
                 self._items.move_to_end(key)
-                return found
-        loaded = load()  # parse outside the lock; a rare double parse is harmless
-        self.put(key, loaded)
-        return loaded
+            return found
 
     def put(self, key: str, loaded: Loaded) -> None:
         with self._lock:

@@ -4,10 +4,14 @@
 The document holds the messages a replay sends over the websocket, in the order it sends them
 (``capture``, per stream ``raw_meta``, ``events`` batches and ``summary``, then ``end``), taken
 from the capture's encoded replay (replay.py), so the two never differ. It is built once per
-capture and per variant, gzip-compressed once, and kept with the cached capture. ``?raw=1``
-adds the raw event texts (``raw`` messages) for a player without a server (the static export).
+capture and per variant (one build at a time: viewers arriving together wait for it), each
+compressed form made once (codings.py: brotli or gzip, by ``Accept-Encoding``), and kept with
+the cached capture. ``?raw=1`` adds the raw event texts (``raw`` messages) for a player without
+a server (the static export); ``GET /api/captures/<id>/timeline/raw`` serves them a page at a time, for
+the player page replaying over HTTP (rawpages.py).
 
-Caching. The ETag is the document's SHA-256 (strong; the gzip form's has ``.gz`` appended),
+Caching. The ETag is the document's SHA-256 (strong; a compressed form's has ``.br`` or ``.gz``
+appended),
 and a conditional GET that names it gets 304. What can change a stored capture's document is a
 rename (the title is in its ``capture`` message) and a live recording that is still growing;
 so the bare URL is ``no-cache`` (kept, revalidated each time, 304 while unchanged), and the
@@ -18,15 +22,16 @@ a new version and so a new URL. A recording still growing is never immutable.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from flask import Blueprint, Response, request, url_for
 
 from ..protocol import VERSION, encode
 from ..settings import Settings
 from ..wire import StreamEncoder
+from .codings import SUFFIX, Forms, negotiate
 from .replay import encoded_capture
 from .services import services
 from .sources import Loaded
@@ -42,12 +47,15 @@ RAW_PAGE = 500  # raw texts per ``raw`` message in a document with them
 @dataclass(frozen=True)
 class TimelineDocument:
     body: bytes  # the JSON document
-    gzipped: bytes
     digest: str  # hex SHA-256 of ``body``, the version
     finished: bool  # the capture can no longer grow
+    forms: Forms = field(init=False)  # the body and its compressed forms, made once each
 
-    def etag(self, gzipped: bool) -> str:
-        return f'"{self.digest}.gz"' if gzipped else f'"{self.digest}"'
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "forms", Forms(self.body))
+
+    def etag(self, coding: str | None) -> str:
+        return f'"{self.digest}{SUFFIX[coding] if coding else ""}"'
 
 
 def growing(loaded: Loaded) -> bool:
@@ -84,20 +92,16 @@ def raw_messages(loaded: Loaded) -> list[str]:
 
 
 def timeline_document(loaded: Loaded, settings: Settings, *, raw: bool = False) -> TimelineDocument:
-    """The document, built once per capture and variant and kept with it."""
-    with loaded.lock:
+    """The document, built once per capture and variant and kept with it: concurrent first
+    requests wait for the one build rather than each building it."""
+    with loaded.document_lock:
         found = loaded.documents.get(raw)
-    if found is not None:
+        if found is None:
+            body = document_bytes(loaded, settings, raw=raw)
+            found = loaded.documents[raw] = TimelineDocument(
+                body=body, digest=hashlib.sha256(body).hexdigest(), finished=not growing(loaded)
+            )
         return found
-    body = document_bytes(loaded, settings, raw=raw)
-    built = TimelineDocument(
-        body=body,
-        gzipped=gzip.compress(body, compresslevel=6, mtime=0),
-        digest=hashlib.sha256(body).hexdigest(),
-        finished=not growing(loaded),
-    )
-    with loaded.lock:
-        return loaded.documents.setdefault(raw, built)
 
 
 def _matches(header: str | None, etag: str) -> bool:
@@ -108,26 +112,32 @@ def _matches(header: str | None, etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def serve(loaded: Loaded) -> Response:
-    doc = timeline_document(loaded, services().settings, raw=request.args.get("raw") == "1")
-    gzipped = request.accept_encodings["gzip"] > 0
-    etag = doc.etag(gzipped)
+def cache_control(doc: TimelineDocument) -> str:
+    """Immutable only at the URL naming the current version of a capture that cannot grow."""
     if not doc.finished:
-        cache = GROWING
-    elif request.args.get("v") == doc.digest:
-        cache = IMMUTABLE
-    else:
-        cache = REVALIDATE
+        return GROWING
+    return IMMUTABLE if request.args.get("v") == doc.digest else REVALIDATE
+
+
+def answer(forms: Forms, etag_of: Callable[[str | None], str], cache: str) -> Response:
+    """200 with the negotiated form, or 304 when If-None-Match names its ETag."""
+    coding = negotiate(request.accept_encodings)
+    etag = etag_of(coding)
     if _matches(request.headers.get("If-None-Match"), etag):
         response = Response(status=304)
     else:
-        response = Response(doc.gzipped if gzipped else doc.body, mimetype="application/json")
-        if gzipped:
-            response.headers["Content-Encoding"] = "gzip"
+        response = Response(forms.get(coding), mimetype="application/json")
+        if coding:
+            response.headers["Content-Encoding"] = coding
     response.headers["ETag"] = etag
     response.headers["Cache-Control"] = cache
     response.headers["Vary"] = "Accept-Encoding"
     return response
+
+
+def serve(loaded: Loaded) -> Response:
+    doc = timeline_document(loaded, services().settings, raw=request.args.get("raw") == "1")
+    return answer(doc.forms, doc.etag, cache_control(doc))
 
 
 def timeline_url(loaded: Loaded, capture_id: str) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from kit.clients import Clock
+from kit.clients.httpreplay import replayhttp
 from kit.clients.lean import lean_follow
 from kit.clients.live import follow, starter
 from kit.clients.proxy import proxy
@@ -20,6 +21,7 @@ ROLES: dict[str, Role] = {
     "starter": starter,
     "follow": follow,
     "replay": replay,
+    "replayhttp": replayhttp,
     "replayloop": replayloop,
     "churn": churn,
     "stall": stall,
