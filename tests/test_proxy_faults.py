@@ -142,6 +142,25 @@ def test_a_call_is_followed_on_the_live_edge_like_a_live_run(server, fake):
     assert got
 
 
+def test_a_recording_still_streaming_is_never_served_as_finished(server, fake):
+    url, body = chat(server, "slow:20")
+    with httpx.Client(timeout=30) as client, client.stream("POST", url, json=body) as answer:
+        pieces = answer.iter_raw()
+        next(pieces)
+        capture_id = calls(server)[0]["recording"]
+        page = client.get(f"{server.url}/c/{capture_id}").text
+        assert "data-timeline-url" not in page, "the page follows it over the websocket"
+        meta = client.get(f"{server.url}/api/captures/{capture_id}").json()
+        growing = client.get(server.url + meta["timeline_url"])
+        assert growing.headers["cache-control"] == "no-cache"  # never immutable while it grows
+        list(pieces)
+    assert finished_call(server)["recording"] == capture_id
+    with httpx.Client(timeout=30) as client:
+        meta = client.get(f"{server.url}/api/captures/{capture_id}").json()
+        finished = client.get(server.url + meta["timeline_url"])
+    assert finished.headers["cache-control"] == "public, max-age=31536000, immutable"
+
+
 def test_an_unknown_upstream_is_a_404_in_the_usual_shape(server, fake):
     before = len(fake.requests)
     with httpx.Client(timeout=10) as client:

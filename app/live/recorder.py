@@ -37,6 +37,11 @@ def clean_body(body: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
     return orjson.loads(redactor.whole(orjson.dumps(body)))
 
 
+# The store's source column of recordings that grow until their end line: live runs, and
+# proxied calls (docs/proxy.md). Until then their timeline is never immutable.
+RECORDED_KINDS = frozenset({"live", "proxy"})
+
+
 class Recorder:
     """Owns one capture record while its run streams."""
 
