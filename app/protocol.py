@@ -28,12 +28,16 @@ SERVER_MESSAGES: tuple[str, ...] = (
     "status",  # a live run's state: connecting, retrying, streaming, stopped
     "end",  # everything has been sent (reason: complete, done, error, cancelled, disconnected, too_large)
     "error",  # a protocol or source error: code and message
+    "room",  # joined a presenter room: its source, your role, its current state
+    "mirror",  # a presenter room's new state (each one whole), numbered by seq
 )
 CLIENT_MESSAGES: tuple[str, ...] = (
     "open",  # play a source: {"demo": name} | {"capture": id}
     "start",  # start a live run: base_url, api key (or the name of a server variable), body
     "raw_request",  # raw texts for raw events [start, start + count)
     "stop",  # stop a live run
+    "join",  # join a presenter room (with the presenter's key to present)
+    "present",  # the presenter's action and state, with the key (checked per message)
 )
 MAX_RAW_REQUEST = 500
 

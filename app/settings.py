@@ -197,6 +197,22 @@ class Settings:
         32,
         "recording proxy: largest request body forwarded, in MB; more get 413",
     )
+    room_rate: float = setting(
+        20.0,
+        "rooms: presenter actions one room mirrors per second (burst of twice that); more are refused",
+    )
+    room_viewers: int = setting(
+        300,
+        "rooms: pages in one room at once (presenter included); more are refused, room_full",
+    )
+    rooms_per_capture: int = setting(
+        20,
+        "rooms: rooms one capture or demo may have at once; more get 429",
+    )
+    rooms_per_client: int = setting(
+        20,
+        "rooms: rooms one address may have made that are still open; more get 429",
+    )
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)

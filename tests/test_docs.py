@@ -53,6 +53,8 @@ def test_readme_lists_every_setting_and_every_testid_the_page_has():
         assert f"`STREAMSCOPE_{setting.name.upper()}`" in readme, setting.name
     templates = " ".join(p.read_text() for p in (ROOT / "templates").glob("_player.html"))
     templates += (ROOT / "templates" / "_transport.html").read_text()
+    for name in ("_teach.html", "room.html", "compare.html"):  # docs/teaching.md
+        templates += (ROOT / "templates" / name).read_text()
     for testid in re.findall(r'data-testid="([a-z-]+)"', templates):
         assert f"`{testid}`" in readme, testid
     # The player's views make the rest of the page's hooks (issue 12 added several).

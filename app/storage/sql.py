@@ -21,6 +21,7 @@ import orjson
 
 from .base import CaptureRecord, NewCapture, hash_token, new_id, new_token, token_matches
 from .markers import MARKERS_SCHEMA, MarkerSQL
+from .rooms import ROOMS_SCHEMA, RoomsSQL
 
 COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect"
 SCHEMA = """
@@ -50,7 +51,7 @@ CREATE INDEX IF NOT EXISTS captures_expires ON captures(expires);
 """
 
 
-class SQLStore(MarkerSQL):
+class SQLStore(MarkerSQL, RoomsSQL):
     """Subclasses provide ``_connect()``, ``_transaction(db)``, ``PLACEHOLDER`` and ``BLOB``."""
 
     PLACEHOLDER = "?"
@@ -60,7 +61,7 @@ class SQLStore(MarkerSQL):
         self._local = threading.local()
         self._connections: list[Any] = []
         self._lock = threading.Lock()
-        self._create_schema(SCHEMA.replace("{blob}", self.BLOB) + MARKERS_SCHEMA)
+        self._create_schema(SCHEMA.replace("{blob}", self.BLOB) + MARKERS_SCHEMA + ROOMS_SCHEMA)
 
     # ------------------------------------------------------------------ backend hooks
     def _connect(self) -> Any:

@@ -13,6 +13,8 @@ from ..live.policy import Policy, listens_publicly
 from ..live.service import LiveService
 from ..live.upstream import Timeouts
 from ..proxy.service import ProxyService
+from ..rooms.bus import LocalBus
+from ..rooms.service import RoomService
 from ..settings import Settings, load
 from ..storage import CaptureStore, open_store
 from ..storage.factory import default_url
@@ -20,6 +22,7 @@ from . import bodies, errors, hosts, logs, proxy, security, workload
 from .admission import Admission
 from .api import api
 from .bodies import Bodies, BodyRules
+from .compare import compare
 from .exported import exported
 from .live import live
 from .markers import markers
@@ -27,6 +30,7 @@ from .ops import ops
 from .pages import pages
 from .rawpages import raw_pages
 from .resources import web_dir
+from .rooms import rooms
 from .services import Services
 from .sources import Sources
 from .timeline import documents
@@ -44,6 +48,19 @@ def live_service(store: CaptureStore, settings: Settings) -> LiveService:
         total=settings.total_timeout,
     )
     return LiveService(store, Policy(public=public, allow=allow), timeouts, settings)
+
+
+def room_service(store: CaptureStore, live_runs: LiveService, settings: Settings) -> RoomService:
+    """Presenter rooms on this process's bus (docs/scaling.md, "Presenter rooms"); a room may
+    not be made of a live run still streaming."""
+
+    def recording(capture: str) -> bool:
+        run = live_runs.registry.get(capture)
+        return run is not None and not run.finished
+
+    service = RoomService(store, LocalBus(), settings, recording=recording)
+    service.rooms.purge_rooms()
+    return service
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -79,11 +96,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         importer=Importer(store, limits, settings.max_concurrent_imports, sources.remember),
         live=live_runs,
         admission=Admission(
-            settings.ws_capacity, settings.ws_per_client, settings.ws_rate, settings.ws_burst
+            settings.ws_capacity,
+            settings.ws_per_client,
+            settings.ws_rate,
+            settings.ws_burst,
+            per_room=settings.room_viewers,
         ),
         workload=workload.Workload(settings.work_capacity),
         bodies=Bodies(rules, settings.max_receiving, settings.proxy_max_body_mb),
         proxy=proxy_service,
+        rooms=room_service(store, live_runs, settings),
     ).install(app)
     errors.install(app)
     logs.install(app)
@@ -103,5 +125,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(live)
     app.register_blueprint(ops)
     app.register_blueprint(proxy.proxy)
+    app.register_blueprint(rooms)
+    app.register_blueprint(compare)
     sock.init_app(app)
     return app

@@ -5,7 +5,9 @@ threaded dev server), so the server admits at most ``capacity`` at once and answ
 with a clear 503 instead of letting it queue behind busy threads. Per client address, at most
 ``per_client`` at once (429) and a token bucket of ``rate`` new connections per second with a
 ``burst`` (429). The checks run in ``before_request``; the slot is given back in
-``teardown_request``, which runs when the websocket session is over.
+``teardown_request``, which runs when the websocket session is over. A presenter room
+(docs/teaching.md) is named only by the page's first message, so its pages are counted when
+they join (``join_room``): at most ``per_room`` at once, the next is refused (``room_full``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,13 @@ class _Bucket:
 
 class Admission:
     def __init__(
-        self, capacity: int, per_client: int, rate: float, burst: int, clock=time.monotonic
+        self,
+        capacity: int,
+        per_client: int,
+        rate: float,
+        burst: int,
+        clock=time.monotonic,
+        per_room: int = 300,
     ) -> None:
         self.capacity = capacity
         self.per_client = per_client
@@ -36,6 +44,8 @@ class Admission:
         self.active = 0
         self._by_client: dict[str, int] = defaultdict(int)
         self._buckets: dict[str, _Bucket] = {}
+        self.per_room = per_room
+        self._by_room: dict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
 
     def enter(self, client: str) -> None:
@@ -63,6 +73,25 @@ class Admission:
             self._by_client[client] -= 1
             if self._by_client[client] <= 0:
                 del self._by_client[client]
+
+    def join_room(self, room: str) -> None:
+        with self._lock:
+            if self._by_room[room] >= self.per_room:
+                raise RateLimited(
+                    f"this room is full ({self.per_room} pages, STREAMSCOPE_ROOM_VIEWERS)",
+                    code="room_full",
+                )
+            self._by_room[room] += 1
+
+    def leave_room(self, room: str) -> None:
+        with self._lock:
+            self._by_room[room] -= 1
+            if self._by_room[room] <= 0:
+                del self._by_room[room]
+
+    def in_room(self, room: str) -> int:
+        with self._lock:
+            return self._by_room.get(room, 0)
 
     def _take_token(self, client: str) -> bool:
         now = self.clock()

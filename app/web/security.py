@@ -72,7 +72,7 @@ def install(app: Flask) -> None:
         response.headers["X-Content-Type-Options"] = "nosniff"
         if not embed:
             response.headers.setdefault("X-Frame-Options", "DENY")
-        if request.path.startswith(("/c/", "/embed/", "/api/captures/")):
+        if request.path.startswith(("/c/", "/embed/", "/api/captures/", "/r/", "/compare/")):
             response.headers["Referrer-Policy"] = "no-referrer"
         else:
             response.headers.setdefault("Referrer-Policy", "same-origin")

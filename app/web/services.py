@@ -11,6 +11,7 @@ from flask import Flask, current_app
 if TYPE_CHECKING:  # the services' modules reach their services through this one
     from ..live.service import LiveService
     from ..proxy.service import ProxyService
+    from ..rooms.service import RoomService
     from ..settings import Settings
     from ..storage import CaptureStore
     from .admission import Admission
@@ -33,6 +34,7 @@ class Services:
     workload: Workload
     bodies: Bodies
     proxy: ProxyService
+    rooms: RoomService
 
     def install(self, app: Flask) -> None:
         app.extensions[KEY] = self

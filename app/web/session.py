@@ -27,10 +27,13 @@ from .errors import StreamscopeError
 from .frames import Prepared
 from .live_session import LiveViewing
 from .replay import encoded_capture
+from .room_session import RoomViewing
 from .sources import Loaded, Sources
 
 if TYPE_CHECKING:
     from ..live.service import LiveService
+    from ..rooms.service import RoomService
+    from .admission import Admission
     from .ws import GuardedSocket
 
 OPEN_TIMEOUT = 30.0
@@ -40,7 +43,7 @@ class Closed(Exception):
     """The page went away."""
 
 
-class Session(LiveViewing):
+class Session(LiveViewing, RoomViewing):
     def __init__(
         self,
         send: Callable[[str | Prepared], None],
@@ -49,6 +52,8 @@ class Session(LiveViewing):
         settings: Settings,
         live: LiveService | None = None,
         socket: GuardedSocket | None = None,
+        rooms: RoomService | None = None,
+        admission: Admission | None = None,
     ) -> None:
         self._send = send
         self._receive = receive
@@ -56,7 +61,9 @@ class Session(LiveViewing):
         self.settings = settings
         self.live = live
         self.socket = socket
-        self.kind = "none"  # replay, live-start, live-follow: for the log line
+        self.rooms = rooms  # presenter rooms (room_session.py)
+        self.admission = admission  # counts the pages in each room
+        self.kind = "none"  # replay, live-start, live-follow, room: for the log line
         self.source_name: str | None = None
         self.loaded: Loaded | None = None
 
@@ -78,8 +85,14 @@ class Session(LiveViewing):
             self.kind = "live-start"
             self._start(first)
             return
+        if first.get("type") == "join":
+            self.kind = "room"
+            self._join(first, parse_resume(first.get("resume")))
+            return
         if first.get("type") != "open" or not isinstance(first.get("source"), dict):
-            self._error("bad_message", "the first message must be open (with a source) or start")
+            self._error(
+                "bad_message", "the first message must be open (with a source), start or join"
+            )
             return
         capture_id = first["source"].get("capture")
         run = (
@@ -132,6 +145,8 @@ class Session(LiveViewing):
                 self._raw(message)
             elif message["type"] == "stop":
                 continue  # nothing to stop in a replay
+            elif message["type"] in ("join", "present"):
+                self._error("not_in_room", "this connection plays a capture, not a room")
 
     def _raw(self, message: dict[str, Any]) -> None:
         assert self.loaded is not None

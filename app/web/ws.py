@@ -74,6 +74,8 @@ def websocket(ws: Any) -> None:
         settings,
         services().live,
         ws.sock,
+        services().rooms,
+        services().admission,
     )
     started, ended = time.monotonic(), "closed by the page"
     try:

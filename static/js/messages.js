@@ -32,7 +32,8 @@ export class PageMessages {
   }
 
   handle(message) {
-    if (SERVER_MESSAGES.includes(message.type)) this[message.type](message);
+    // A room's own messages (room, mirror) are the room page's (room.js): none here.
+    if (SERVER_MESSAGES.includes(message.type)) this[message.type]?.(message);
   }
 
   /** A new source: forget what the last one showed. */

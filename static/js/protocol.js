@@ -14,9 +14,11 @@ export const SERVER_MESSAGES = Object.freeze([
   "status",
   "end",
   "error",
+  "room",
+  "mirror",
 ]);
 
-export const CLIENT_MESSAGES = Object.freeze(["open", "start", "raw_request", "stop"]);
+export const CLIENT_MESSAGES = Object.freeze(["open", "start", "raw_request", "stop", "join", "present"]);
 
 export class ProtocolError extends Error {}
 

@@ -98,7 +98,7 @@ export class ResumingConnection {
     const first = this.first;
     const source = first.type === "open" ? first.source : this.captureId ? { capture: this.captureId } : null;
     const why = closeReason(event);
-    if (!source) {
+    if (!source && first.type !== "join") {
       this.report.failed(`the connection was lost before the run started (${why})`);
       return;
     }
@@ -112,7 +112,8 @@ export class ResumingConnection {
     this.report.say(`Connection lost (${why}): reconnecting (attempt ${this.attempt} of ${this.delays.length})…`, "warning");
     setTimeout(() => {
       this.resuming = Boolean(this.timeline.capture);
-      this._open(this.resuming ? { type: "open", source, resume: resumePoint(this.timeline) } : { type: "open", source });
+      const again = first.type === "join" ? { ...first } : { type: "open", source }; // a room: join it again
+      this._open(this.resuming ? { ...again, resume: resumePoint(this.timeline) } : again);
     }, this.delays[this.attempt - 1]);
   }
 }

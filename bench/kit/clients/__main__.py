@@ -14,6 +14,7 @@ from kit.clients.lean import lean_follow
 from kit.clients.live import follow, starter
 from kit.clients.proxy import proxy
 from kit.clients.replay import churn, replay, replayloop
+from kit.clients.rooms import presenter, roomview
 from kit.clients.stall import stall
 
 Role = Callable[[dict[str, Any], Clock], Awaitable[None]]
@@ -26,6 +27,8 @@ ROLES: dict[str, Role] = {
     "churn": churn,
     "stall": stall,
     "proxy": proxy,
+    "presenter": presenter,
+    "roomview": roomview,
 }
 
 
