@@ -75,10 +75,16 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    overrides = {"host": args.host, "port": args.port, "data_dir": args.data_dir}
+    overrides: dict[str, object] = {
+        "host": args.host,
+        "port": args.port,
+        "data_dir": args.data_dir,
+    }
     if args.public:
         overrides["public"] = True
-    problem = _key_settings_problem(overrides)
+    if args.proxy:  # --proxy NAME=URL, repeated: they replace STREAMSCOPE_PROXY_UPSTREAMS
+        overrides["proxy_upstreams"] = ",".join(args.proxy)
+    problem = _key_settings_problem(overrides) or _proxy_settings_problem(overrides)
     if problem:
         print(f"streamscope: {problem}", file=sys.stderr)
         return EXIT_NO_STREAM
@@ -109,6 +115,44 @@ def _key_settings_problem(overrides: dict[str, object]) -> str | None:
     except ValueError as exc:
         return str(exc)
     return None
+
+
+def _proxy_settings_problem(overrides: dict[str, object]) -> str | None:
+    """A proxy setting the server cannot start with (docs/proxy.md), or None: malformed
+    upstreams, or a public server whose proxy would have no token."""
+    from .live.policy import listens_publicly
+    from .proxy.upstreams import parse_upstreams
+    from .settings import load
+
+    settings = load(overrides)
+    try:
+        upstreams = parse_upstreams(settings.proxy_upstreams)
+    except ValueError as exc:
+        return str(exc)
+    public = settings.public or listens_publicly(settings.host)
+    if upstreams and public and not settings.proxy_token:
+        return (
+            "this server is public, so its recording proxy needs a token: set "
+            "STREAMSCOPE_PROXY_TOKEN (callers send it as X-Streamscope-Proxy-Token)"
+        )
+    return None
+
+
+def cmd_proxy(args: argparse.Namespace) -> int:
+    """Just the proxy and its pages, on loopback, for one developer (docs/proxy.md)."""
+    overrides: dict[str, object] = {
+        "host": "127.0.0.1",
+        "port": args.port,
+        "data_dir": args.data_dir,
+        "proxy_upstreams": ",".join(args.upstream),
+    }
+    problem = _key_settings_problem(overrides) or _proxy_settings_problem(overrides)
+    if problem:
+        print(f"streamscope: {problem}", file=sys.stderr)
+        return EXIT_NO_STREAM
+    from .server import serve
+
+    return serve(overrides, front="/proxy")
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -161,7 +205,31 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--production", action="store_true", help="gunicorn with threaded workers")
     serve.add_argument("--workers", type=int, default=1, help="gunicorn workers (production)")
     serve.add_argument("--threads", type=int, default=64, help="threads per worker (production)")
+    serve.add_argument(
+        "--proxy",
+        action="append",
+        metavar="NAME=URL",
+        help="an upstream of the recording proxy, at /proxy/NAME/ (repeatable; replaces "
+        "STREAMSCOPE_PROXY_UPSTREAMS)",
+    )
     serve.set_defaults(run=cmd_serve)
+    proxy = commands.add_parser(
+        "proxy",
+        help="run just the recording proxy and its pages, on loopback",
+        description="Forward every call under /proxy/NAME/ to the upstream NAME, stream it back "
+        "unchanged and record it; /proxy lists the calls as they happen (docs/proxy.md).",
+    )
+    proxy.add_argument(
+        "--upstream",
+        action="append",
+        required=True,
+        metavar="NAME=URL",
+        help="an upstream, e.g. openai=https://api.openai.com or local=http://127.0.0.1:8000 "
+        "(repeatable)",
+    )
+    proxy.add_argument("--port", type=int, default=None, help="port (default 5000; 0 picks one)")
+    proxy.add_argument("--data-dir", default=None, help="where the recordings are kept")
+    proxy.set_defaults(run=cmd_proxy)
     from .live.apis import APIS, DEFAULT_API
 
     rec = commands.add_parser(

@@ -201,6 +201,18 @@ class Settings:
         10.0,
         "production: seconds a client may take to send its request head",
     )
+    proxy_upstreams: str = setting(
+        "",
+        "the recording proxy's upstreams (NAME=URL, comma-separated); the proxy is off without them",
+    )
+    proxy_token: str = setting(
+        "",
+        "the token the recording proxy and its calls list require (header X-Streamscope-Proxy-Token or ?proxy_token=); required on a public server",
+    )
+    proxy_max_body_mb: int = setting(
+        32,
+        "recording proxy: largest request body forwarded, in MB; more get 413",
+    )
     room_rate: float = setting(
         20.0,
         "rooms: presenter actions one room mirrors per second (burst of twice that); more are refused",

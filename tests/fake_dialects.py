@@ -304,7 +304,8 @@ class DialectRoutes:
     ``replay:<capture in tests/captures/dialects>`` (paced by ``X-Gap-Ms``, 10 by default;
     Gemini's ``array:<capture>`` answers with the JSON array even when asked for SSE, as a
     proxy that drops ``alt=sse`` would), ``slow:<n>``, and the faults ``stall``, ``drip``,
-    ``close:<bytes>``, ``429``, ``429always``, ``500``, ``html[:<status>]``, ``redirect``,
+    ``close:<bytes>``, ``reset:<bytes>``, ``hold``, ``429``, ``429always``, ``500``,
+    ``html[:<status>]``, ``redirect``,
     ``echo-key``, ``echo-split``, ``flood:<MB>``. Mixed into the fake's handler, which
     provides the writing helpers."""
 
@@ -375,6 +376,21 @@ class DialectRoutes:
         self._write(data[: int(arg or 100)])
         self.close_connection = True
         self.connection.shutdown(2)  # type: ignore[attr-defined]
+
+    def _wire_reset(self, arg: str) -> None:
+        from .fake_upstream import reset
+
+        data = b"".join(self.wire.frames(self.wire.text([f"part{i} " for i in range(50)])))
+        self._start(content_type=self.wire.content_type)
+        self._write(data[: int(arg or 100)])
+        self._sleep(0.3)  # read by the client before the reset
+        reset(self)  # type: ignore[arg-type]
+
+    def _wire_hold(self, arg: str) -> None:
+        from .fake_upstream import hold
+
+        self._start(content_type=self.wire.content_type)
+        hold(self)  # type: ignore[arg-type]
 
     def _wire_429(self, arg: str) -> None:
         if self.server.attempts(f"{self.wire.name}:429") % 2 == 1:  # type: ignore[attr-defined]

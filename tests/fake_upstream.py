@@ -15,7 +15,10 @@
   ``echo-key`` (a 401 whose message repeats the key, as some servers do), ``echo-split`` (a
   stream whose text repeats the key and a key-shaped string, each cut over two writes),
   ``flood:<MB>`` (that many megabytes of chunks, as fast as the socket takes them),
-  ``html:<status>`` (an HTML page with that status and its title).
+  ``html:<status>`` (an HTML page with that status and its title), ``reset:<n>`` (n body
+bytes, then a TCP reset), ``hold`` (headers, then nothing until the client goes away, which is
+noted as a close at once). Any other method (``PUT``, ``PATCH``, ``DELETE``, ``OPTIONS``,
+``HEAD``) is answered with what came: the method, the path and the body's size.
 
 The other dialects (``tests/fake_dialects.py``) have their own routes, whose behaviour the model
 picks the same way (``replay:<capture in tests/captures/dialects>`` and the faults above that
@@ -25,14 +28,19 @@ the JSON array without), ``/api/chat`` and ``/api/generate`` (Ollama, NDJSON). G
 ``GET /v1beta/models`` and Ollama's ``GET /api/tags`` list models in their own shapes.
 
 ``GET /v1/models`` lists a few models; under ``/drip/`` one byte a second, under ``/big/`` a
-64 MB answer (``/big/<MB>/``: that many), under ``/html404/`` an HTML 404 page that repeats the key, under ``/missing/`` a
-JSON 404. Every request is logged (path, headers, body) and every
-connection's end is noted, so tests can check what the upstream saw.
+64 MB answer (``/big/<MB>/``: that many), under ``/html404/`` an HTML 404 page that repeats the
+key, under ``/missing/`` a JSON 404. Every request is logged (path, headers, body, and each body
+write with its monotonic time: ``writes``) and every connection's end is noted, so tests can
+check what the upstream saw and sent.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import select
+import socket
+import struct
 import threading
 import time
 from http import HTTPStatus
@@ -85,8 +93,14 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _write(self, data: bytes) -> None:
+        self._sent(data)  # noted first: a client may have read it (and a test looked) before
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
+
+    def _sent(self, data: bytes) -> None:
+        noted = getattr(self, "noted", None)
+        if noted is not None:
+            noted["writes"].append((time.monotonic(), data))
 
     def _finish(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
@@ -101,6 +115,7 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
+        self._sent(body)
         self.wfile.write(body)
         self.wfile.flush()
 
@@ -110,7 +125,7 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------------ routes
     def do_GET(self) -> None:
-        self.server.note(self, None)
+        self.noted = self.server.note(self, None)
         path = urlsplit(self.path).path  # a base URL's query comes after the path
         special = next((k for k in ("drip", "big", "html404", "missing") if f"/{k}/" in path), None)
         if special is not None and path.rstrip("/").endswith("/models"):
@@ -137,6 +152,23 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
             self._whole(200, "application/json", json.dumps(models).encode())
         else:
             self._whole(404, "application/json", b'{"error": {"message": "not found"}}')
+
+    def _echo(self) -> None:
+        """Any other method: noted, and answered with what came (method, path, body size)."""
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length)
+        self.noted = self.server.note(self, None)
+        answer = {"method": self.command, "path": self.path, "body_bytes": len(body)}
+        data = json.dumps(answer).encode()
+        if self.command == "HEAD":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            return
+        self._whole(200, "application/json", data, {"X-Echo": self.command})
+
+    do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _echo
 
     def _models_drip(self) -> None:
         self.send_response(200)
@@ -180,7 +212,7 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         body = json.loads(self.rfile.read(length) or b"{}")
-        self.server.note(self, body)
+        self.noted = self.server.note(self, body)
         parts = urlsplit(self.path)
         spoken = wire_for(parts.path, parts.query)
         model = str(body.get("model", "")) if spoken is None or spoken[1] is None else spoken[1]
@@ -296,6 +328,17 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
         self.close_connection = True
         self.connection.shutdown(2)
 
+    def _do_reset(self, arg: str, body: dict) -> None:
+        data = b"".join(chunk(f"part{i} ") for i in range(50))
+        self._start()
+        self._write(data[: int(arg or 100)])
+        self._sleep(0.3)  # read by the client before the reset
+        reset(self)
+
+    def _do_hold(self, arg: str, body: dict) -> None:
+        self._start()
+        hold(self)
+
     def _do_429(self, arg: str, body: dict) -> None:
         if self.server.attempts("429") % 2 == 1:
             self._whole(
@@ -397,6 +440,7 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
 
 class FakeUpstream(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # a proxy's burst of connections is not reset (socketserver: 5)
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
@@ -421,16 +465,18 @@ class FakeUpstream(ThreadingHTTPServer):
         self.shutdown()
         self.server_close()
 
-    def note(self, handler: Handler, body: dict | None) -> None:
+    def note(self, handler: Handler, body: dict | None) -> dict:
+        record = {
+            "path": handler.path,
+            "method": handler.command,
+            "headers": {name.lower(): value for name, value in handler.headers.items()},
+            "body": body,
+            "time": time.monotonic(),
+            "writes": [],
+        }
         with self._lock:
-            self.requests.append(
-                {
-                    "path": handler.path,
-                    "headers": {name.lower(): value for name, value in handler.headers.items()},
-                    "body": body,
-                    "time": time.monotonic(),
-                }
-            )
+            self.requests.append(record)
+        return record
 
     def attempts(self, key: str) -> int:
         with self._lock:
@@ -454,3 +500,27 @@ class FakeUpstream(ThreadingHTTPServer):
                         return how, when
             time.sleep(0.02)
         raise AssertionError(f"the upstream never saw the end of {model}")
+
+
+def reset(handler: BaseHTTPRequestHandler) -> None:
+    """End the connection with a TCP reset (linger 0), not a polite close."""
+    handler.close_connection = True
+    handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    handler.wfile.close()
+    handler.rfile.close()
+    handler.connection.close()  # the last reference to the socket: the reset goes out now
+    handler.wfile = handler.rfile = io.BytesIO()  # what the server still flushes and closes
+
+
+def hold(handler: Handler) -> None:
+    """Send nothing until the client goes away (noted as a close), or 30 s."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not handler.server.stopping.is_set():
+        ready, _, _ = select.select([handler.connection], [], [], 0.05)
+        if ready:
+            try:
+                gone = handler.connection.recv(1, socket.MSG_PEEK) == b""
+            except OSError:
+                gone = True
+            if gone:
+                raise ConnectionResetError("the client went away")

@@ -85,8 +85,17 @@ def read_line(t: float, data: bytes) -> bytes:
     return orjson.dumps(record) + b"\n"
 
 
-def response_line(t: float, status: int, content_type: str) -> bytes:
-    record = {"type": "response", "t": float(t), "status": status, "content_type": content_type}
+def response_line(
+    t: float, status: int, content_type: str, headers: dict[str, str] | None = None
+) -> bytes:
+    record: dict[str, Any] = {
+        "type": "response",
+        "t": float(t),
+        "status": status,
+        "content_type": content_type,
+    }
+    if headers is not None:  # a proxied call's response headers, without secrets (docs/proxy.md)
+        record["headers"] = headers
     return orjson.dumps(record) + b"\n"
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..captures.model import Capture
 from ..domain.body import BodyFeeder
@@ -32,8 +32,13 @@ from .recorder import Recorder, settle_end
 from .redact import Redactor
 from .upstream import RunRequest
 
-if TYPE_CHECKING:
-    from .upstream import UpstreamRun
+
+class Stoppable(Protocol):
+    """What feeds a run: an upstream request (``upstream.py``), or a proxied call
+    (``app/proxy/recording.py``, whose ``stop`` ends the recording and leaves the call going)."""
+
+    def cancel(self) -> None: ...
+    def stop(self, reason: str, message: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -80,7 +85,7 @@ class Followed(Protocol):
 class LiveRun:
     def __init__(
         self,
-        request: RunRequest,
+        request: RunRequest | None,
         recorder: Recorder,
         redactor: Redactor,
         stall_ms: float,
@@ -101,7 +106,7 @@ class LiveRun:
         self.finished = False
         self.end_reason: str | None = None
         self.cond = threading.Condition()
-        self.upstream: UpstreamRun | None = None  # for cancel()
+        self.upstream: Stoppable | None = None  # for cancel()
         self.writer: Any = None  # sends to the run's viewers (web/fanout.py)
         self.encoder = StreamEncoder(self.builder.stream)
         self._raw_sent = 0
@@ -119,8 +124,10 @@ class LiveRun:
             Piece(message=encode("status", state=state, message=self.redactor.text(message)))
         )
 
-    def response(self, t: float, status: int, content_type: str) -> None:
-        self.recorder.response(t, status, content_type)
+    def response(
+        self, t: float, status: int, content_type: str, headers: dict[str, str] | None = None
+    ) -> None:
+        self.recorder.response(t, status, content_type, headers)
         with self.cond:
             self.feeder = BodyFeeder(self.builder, content_type)
 
@@ -189,6 +196,14 @@ class LiveRun:
             Piece(message=end),
             finished=reason,
         )
+
+    def abandon(self, error: str) -> None:
+        """End the run for its viewers when its own end failed (its recording could not be
+        finished): each gets an ``end`` saying so, whatever was stored."""
+        with self.cond:
+            if self.finished:
+                return
+        self._publish(Piece(message=encode("end", reason="error", error=error)), finished="error")
 
     def _new_timeline(self) -> Piece:
         stream = self.stream

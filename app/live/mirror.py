@@ -28,6 +28,7 @@ from ..storage import CaptureStore
 from .entries import events_from, events_piece, kind_of, merged_events, merged_raw, skip_seen
 from .hub import Piece
 from .publish import stream_key
+from .recorder import RECORDED_KINDS
 from .streams import Entry, RedisStreams, StreamsDown
 from .tail import StoredTail
 
@@ -248,7 +249,11 @@ class Mirrors:
             if capture_id in self._ended:
                 return None
         record = self.store.get(capture_id)
-        if record is None or record.source != "live" or time.time() > record.created + self.longest:
+        if (
+            record is None
+            or record.source not in RECORDED_KINDS
+            or time.time() > record.created + self.longest
+        ):
             return None  # not a live recording, or older than any run may last: ended
         if not self._running(capture_id):
             return None

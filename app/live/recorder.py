@@ -4,12 +4,16 @@ Credentials never reach the recording: what it is given has been redacted (``red
 request's own key and header values, and key-shaped strings, across read boundaries), and
 headers are not recorded at all. Writes are batched (every quarter second or 64 KiB) so that a
 fast stream does not cost a transaction per read; the end always flushes. When the capture is
-deleted while it streams, the recorder says so (``deleted``) and writes nothing more.
+deleted while it streams, the recorder says so (``deleted``) and writes nothing more. With
+``defer`` the store's writes are handed to it (in order) instead of made on the caller's
+thread: a proxied call's reads never wait for the store (docs/proxy.md); a write that fails
+there sets ``failed``.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,6 +37,11 @@ def clean_body(body: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
     return orjson.loads(redactor.whole(orjson.dumps(body)))
 
 
+# The store's source column of recordings that grow until their end line: live runs, and
+# proxied calls (docs/proxy.md). Until then their timeline is never immutable.
+RECORDED_KINDS = frozenset({"live", "proxy"})
+
+
 class Recorder:
     """Owns one capture record while its run streams."""
 
@@ -45,19 +54,25 @@ class Recorder:
         body: dict[str, Any],
         title: str,
         api: str | None = None,
+        source: dict[str, Any] | None = None,
+        kind: str = "live",
+        defer: Callable[[Callable[[], None]], None] | None = None,
     ) -> None:
+        """``source``: the header's source when the caller describes more than the URL (a
+        proxied call: docs/proxy.md), already scrubbed; ``kind``: the store's source column."""
         self.store = store
         self.redactor = redactor
+        self.defer = defer
         created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         header = header_line(
             created=created,
-            source=public_source(url, redactor),
+            source=source or public_source(url, redactor),
             api=api,
             request=clean_body(body, redactor),
         )
         record, token = store.add(
             NewCapture(
-                data=header, title=title, format="timed", streams=1, source="live", redacted=[]
+                data=header, title=title, format="timed", streams=1, source=kind, redacted=[]
             )
         )
         self.capture_id = record.id
@@ -67,12 +82,15 @@ class Recorder:
         self._flushed = time.monotonic()
         self.size = len(header)  # bytes recorded so far, for the run's size cap
         self.deleted = False
+        self.failed = False  # a deferred write failed (it was logged where it ran)
         # The header as a reader of the stored recording sees it (timed.py): the stream read
         # live is labelled the same way, so it is the capture the stored bytes read as.
         self.header: dict[str, Any] = orjson.loads(header)
 
-    def response(self, t: float, status: int, content_type: str) -> None:
-        self._add(response_line(t, status, content_type))
+    def response(
+        self, t: float, status: int, content_type: str, headers: dict[str, str] | None = None
+    ) -> None:
+        self._add(response_line(t, status, content_type, headers))
 
     def read(self, t: float, data: bytes) -> None:
         self._add(read_line(t, data))
@@ -80,7 +98,10 @@ class Recorder:
     def end(self, t: float, reason: str, error: str | None) -> None:
         self._add(end_line(t, reason, self.redactor.text(error) if error else None))
         self.flush()
-        if not self.deleted:
+        self._write(self._finish)
+
+    def _finish(self) -> None:
+        if not self.deleted and not self.failed:
             try:
                 self.store.finish(self.capture_id, streams=1, fmt="timed")
             except KeyError:
@@ -97,12 +118,28 @@ class Recorder:
 
     def flush(self) -> None:
         if self._buffer and not self.deleted:
-            try:
-                self.store.append(self.capture_id, b"".join(self._buffer))
-            except KeyError:  # deleted by its owner while it streams
-                self.deleted = True
+            data = b"".join(self._buffer)
+            self._write(lambda: self._append(data))
         self._buffer, self._size = [], 0
         self._flushed = time.monotonic()
+
+    def _append(self, data: bytes) -> None:
+        if self.deleted or self.failed:
+            return
+        try:
+            self.store.append(self.capture_id, data)
+        except KeyError:  # deleted by its owner while it streams
+            self.deleted = True
+        except Exception:
+            self.failed = True
+            raise
+
+    def _write(self, task: Callable[[], None]) -> None:
+        """A write to the store, now or (``defer``) in its turn on another thread."""
+        if self.defer is None:
+            task()
+        else:
+            self.defer(task)
 
 
 def settle_end(reason: str, error: str | None, errored: bool) -> tuple[str, str | None]:

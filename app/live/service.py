@@ -137,10 +137,7 @@ class LiveService:
         upstream = UpstreamRun(request, run, self.policy, self.timeouts)
         run.upstream = upstream
         self.registry.add(run)
-        if (
-            self.streams is not None
-        ):  # before the upstream starts: it publishes from the first piece
-            RunPublisher(run, self.streams).start()
+        self.publish(run)  # before the upstream starts: it publishes from the first piece
 
         def work() -> None:
             try:
@@ -153,6 +150,12 @@ class LiveService:
 
         threading.Thread(target=work, name=f"run-{run.capture_id[:6]}", daemon=True).start()
         return Started(run, title)
+
+    def publish(self, run: LiveRun) -> None:
+        """With Redis, the run's log goes to its stream for the other processes' viewers
+        (live runs and proxied calls alike; docs/scaling.md)."""
+        if self.streams is not None:
+            RunPublisher(run, self.streams).start()
 
     def elsewhere(self, capture_id: str) -> Mirror | None:
         """A live run of another process, to follow through Redis (None without Redis, or

@@ -13,12 +13,13 @@ from ..captures import Limits
 from ..live.policy import Policy, listens_publicly
 from ..live.service import LiveService
 from ..live.upstream import Timeouts
+from ..proxy.service import ProxyService
 from ..rooms.bus import LocalBus
 from ..rooms.service import RoomService
 from ..settings import Settings, load
 from ..storage import CaptureStore, open_store
 from ..storage.factory import default_url
-from . import bodies, errors, hosts, logs, security, workload
+from . import bodies, errors, hosts, logs, proxy, security, workload
 from .admission import Admission
 from .api import api
 from .bodies import Bodies, BodyRules
@@ -83,6 +84,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     live_runs = live_service(store, settings)
     logs.protect(os.environ.get(variable) for variable in live_runs.keys.variables)
     logs.protect([urlsplit(settings.redis_url).password])  # a Redis password never reaches a log
+    proxy_service = ProxyService(settings, live_runs)
+    logs.protect(proxy_service.secrets())
     rules = BodyRules(
         settings.max_upload_mb, settings.body_timeout, settings.body_min_rate_kb * 1024
     )
@@ -102,15 +105,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             per_room=settings.room_viewers,
         ),
         workload=workload.Workload(settings.work_capacity),
-        bodies=Bodies(rules, settings.max_receiving),
+        bodies=Bodies(rules, settings.max_receiving, settings.proxy_max_body_mb),
+        proxy=proxy_service,
         rooms=room_service(store, live_runs, settings),
     ).install(app)
     errors.install(app)
     logs.install(app)
     # The order of the checks before a request is handled (docs/security.md): Host, websocket
-    # handshake and admission, slow-work capacity, then the body is received.
+    # handshake and admission, the proxy's token, slow-work capacity, then the body is received.
     hosts.install(app)
     security.install(app)
+    proxy.install(app)
     workload.install(app)
     bodies.install(app)
     app.register_blueprint(pages)
@@ -121,6 +126,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(exported)
     app.register_blueprint(live)
     app.register_blueprint(ops)
+    app.register_blueprint(proxy.proxy)
     app.register_blueprint(rooms)
     app.register_blueprint(compare)
     sock.init_app(app)

@@ -28,11 +28,12 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from flask import Flask, request
 
+from ..proxy import is_call_path
 from .errors import BadRequest, Busy, PayloadTooLarge, RequestTimeout, too_large_message
 from .services import services
 from .workload import has_body
@@ -49,10 +50,16 @@ class BodyRules:
     cap_mb: int
     timeout: float  # seconds every body may take
     min_rate: float  # bytes per second it must average after that
+    cap_setting: str = ""  # the setting a 413 names, when not the upload cap's
 
     @property
     def cap(self) -> int:
         return self.cap_mb * 1024 * 1024
+
+    def too_large(self) -> str:
+        if not self.cap_setting:
+            return too_large_message(self.cap_mb)
+        return f"the request body is over the {self.cap_mb} MB cap ({self.cap_setting})"
 
     def deadline(self, started: float, received: int) -> float:
         return started + self.timeout + received / self.min_rate
@@ -164,7 +171,7 @@ def receive(environ: dict[str, Any], rules: BodyRules, watch: Watch) -> IO[bytes
     """The whole body, spooled, or 413 / 408 / 400; nothing is kept on a refusal."""
     length = _declared_length(environ)
     if length is not None and length > rules.cap:
-        raise PayloadTooLarge(too_large_message(rules.cap_mb))
+        raise PayloadTooLarge(rules.too_large())
     stream = environ["wsgi.input"]
     sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
     spool = tempfile.SpooledTemporaryFile(max_size=SPOOL)  # noqa: SIM115 (handed on open)
@@ -196,22 +203,31 @@ def _copy(
             return
         got.received += len(piece)
         if got.received > rules.cap:
-            raise PayloadTooLarge(too_large_message(rules.cap_mb))
+            raise PayloadTooLarge(rules.too_large())
         spool.write(piece)
 
 
 class Bodies:
     """What the web app keeps for receiving bodies: the rules, the turns, the watch."""
 
-    def __init__(self, rules: BodyRules, receiving: int) -> None:
+    def __init__(self, rules: BodyRules, receiving: int, proxy_cap_mb: int | None = None) -> None:
         self.rules = rules
         self.turns = Turns(receiving)
         self.watch = Watch(rules)
+        # A proxied call's body has its own cap (docs/proxy.md).
+        self.proxy_rules = replace(
+            rules,
+            cap_mb=rules.cap_mb if proxy_cap_mb is None else proxy_cap_mb,
+            cap_setting="STREAMSCOPE_PROXY_MAX_BODY_MB",
+        )
 
-    def take(self, environ: dict[str, Any], client: str) -> None:
+    def rules_for(self, path: str) -> BodyRules:
+        return self.proxy_rules if is_call_path(path) else self.rules
+
+    def take(self, environ: dict[str, Any], client: str, rules: BodyRules | None = None) -> None:
         """Receive the body and put it in the request's place, with its length."""
         with self.turns.turn(client):
-            body = receive(environ, self.rules, self.watch)
+            body = receive(environ, rules or self.rules, self.watch)
         size = body.seek(0, 2)
         body.seek(0)
         environ["wsgi.input"] = environ[KEY] = body
@@ -225,7 +241,8 @@ def install(app: Flask) -> None:
     def _receive() -> None:
         if has_body():
             bodies: Bodies = services().bodies
-            bodies.take(request.environ, request.remote_addr or "?")
+            rules = bodies.rules_for(request.path)
+            bodies.take(request.environ, request.remote_addr or "?", rules)
 
     @app.teardown_request
     def _close(_exc: BaseException | None) -> None:

@@ -72,7 +72,7 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
 
 def _wants_json() -> bool:
     return (
-        request.path.startswith(("/api/", "/ws"))
+        request.path.startswith(("/api/", "/ws", "/proxy/"))
         or request.accept_mimetypes.best == "application/json"
     )
 

@@ -19,6 +19,9 @@ CSP = (
     "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 EMBED_CSP = CSP.replace("frame-ancestors 'none'", "frame-ancestors *")
+# A proxied answer is served from this origin: whatever the upstream sends (an HTML page that
+# repeats the request, say) runs no script here and reads nothing of the origin's (docs/proxy.md).
+PROXIED_CSP = "sandbox; default-src 'none'"
 WS_PATH = "/ws"
 
 
@@ -60,6 +63,10 @@ def install(app: Flask) -> None:
 
     @app.after_request
     def _headers(response: Response) -> Response:
+        if g.get("proxied"):  # a proxied answer keeps the upstream's headers (docs/proxy.md),
+            response.headers.add("Content-Security-Policy", PROXIED_CSP)  # with two more
+            response.headers.setdefault("X-Content-Type-Options", "nosniff")
+            return response
         embed = request.path.startswith("/embed/")
         response.headers.setdefault("Content-Security-Policy", EMBED_CSP if embed else CSP)
         response.headers["X-Content-Type-Options"] = "nosniff"

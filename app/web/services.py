@@ -10,6 +10,7 @@ from flask import Flask, current_app
 
 if TYPE_CHECKING:  # the services' modules reach their services through this one
     from ..live.service import LiveService
+    from ..proxy.service import ProxyService
     from ..rooms.service import RoomService
     from ..settings import Settings
     from ..storage import CaptureStore
@@ -32,6 +33,7 @@ class Services:
     admission: Admission
     workload: Workload
     bodies: Bodies
+    proxy: ProxyService
     rooms: RoomService
 
     def install(self, app: Flask) -> None:

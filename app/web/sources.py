@@ -12,6 +12,7 @@ from typing import Any
 from ..captures import Capture, Limits, read_capture
 from ..captures.ingest import ingest, with_dialect
 from ..demos import find as find_demo
+from ..live.recorder import RECORDED_KINDS
 from ..storage import CaptureRecord, CaptureStore
 from .errors import NotFound
 
@@ -25,7 +26,7 @@ class Loaded:
     version: Any = None  # what the cached copy was read from (stored captures: size, title)
     encoded: Any = None  # its replay messages, once a viewer has encoded them (replay.py)
     documents: dict[bool, Any] = field(default_factory=dict)  # timeline documents (timeline.py)
-    recorded_live: bool = False  # a live run's recording (it grows until its end line)
+    recorded_live: bool = False  # a live run's or proxied call's recording (it grows until its end)
     lock: threading.Lock = field(default_factory=threading.Lock)
     document_lock: threading.Lock = field(default_factory=threading.Lock)  # one build (timeline.py)
 
@@ -139,7 +140,7 @@ class Sources:
             capture,
             info,
             _version(record),
-            recorded_live=record.source == "live",
+            recorded_live=record.source in RECORDED_KINDS,
         )
 
 

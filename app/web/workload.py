@@ -18,6 +18,7 @@ import threading
 
 from flask import Flask, g, request
 
+from ..proxy import is_call_path
 from .errors import Busy
 from .security import WS_PATH
 from .services import services
@@ -54,7 +55,9 @@ def has_body() -> bool:
 
 
 def is_slow() -> bool:
-    return request.path == WS_PATH or has_body()
+    """A websocket, a request with a body, or a proxied call (it holds its thread for as long
+    as its upstream answers, body or not: docs/proxy.md)."""
+    return request.path == WS_PATH or is_call_path(request.path) or has_body()
 
 
 def install(app: Flask) -> None:

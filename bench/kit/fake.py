@@ -4,7 +4,9 @@ In its own process so that its writes keep their pace whatever the clients do. O
 for the benches: ``gate:<name>:<per second>:<count>`` sends the response headers, waits until
 ``GET /bench/go/<name>`` (so that every viewer can attach first), then writes like ``rate:``:
 ``count`` chunks at that rate, tokens ``"t0 "``, ``"t1 "``, ..., each with ``x_sent_ms``
-(``time.time() * 1000`` just before the write).
+(``time.time() * 1000`` just before the write); ``gate:<name>:<per second>:<count>:<ms>``
+starts that many milliseconds after the gate opens (streams out of step, as independent ones
+are).
 
 ``Fake()`` starts ``python -m kit.fake`` through a ``Worker``; the process reports its URL and
 runs until its stdin closes.
@@ -62,9 +64,11 @@ def serve() -> None:
             super().do_GET()
 
         def _do_gate(self, arg: str, body: dict) -> None:
-            name, per_second, count = arg.split(":")
+            name, per_second, count, *phase = arg.split(":")
             self._start()
             if not gate(name).wait(300):
+                return
+            if phase and not self._sleep(float(phase[0]) / 1000):  # out of step with the rest
                 return
             if not self._paced_tokens(1 / float(per_second), int(count)):
                 return

@@ -9,7 +9,8 @@ Roles (``ROLES`` in ``__main__``): ``starter`` and ``follow`` (``live``: start a
 viewers of its share link, with ``lean`` the minimal client of ``lean``), ``replay``,
 ``replayloop`` and ``churn`` (``replay``), ``replayhttp`` (``httpreplay``: the timeline document
 over HTTP), ``stall`` (``stall``: sockets that never read), ``presenter`` and ``roomview``
-(``rooms``: a presenter room's presenter and its viewers).
+(``rooms``: a presenter room's presenter and its viewers), ``proxy`` (``proxy``: HTTP streams
+through the recording proxy or straight from the fake).
 Large ``events`` batches are checked on their text (``"seq":N`` in order, counted) rather
 than parsed whole, so that the client keeps up.
 """

@@ -12,6 +12,7 @@ from kit.clients import Clock
 from kit.clients.httpreplay import replayhttp
 from kit.clients.lean import lean_follow
 from kit.clients.live import follow, starter
+from kit.clients.proxy import proxy
 from kit.clients.replay import churn, replay, replayloop
 from kit.clients.rooms import presenter, roomview
 from kit.clients.stall import stall
@@ -25,6 +26,7 @@ ROLES: dict[str, Role] = {
     "replayloop": replayloop,
     "churn": churn,
     "stall": stall,
+    "proxy": proxy,
     "presenter": presenter,
     "roomview": roomview,
 }

@@ -1,0 +1,133 @@
+"""The proxy's calls as they happen, for ``/proxy`` and ``GET /api/proxy/calls`` (docs/proxy.md).
+
+Each call is listed from the moment it is received, newest first: method, path, model, status,
+dialect, TTFT, duration and tokens, and where its recording is. While a call streams, its
+dialect, TTFT and tokens are read from its live timeline (the metrics' own definitions,
+``app/domain/metrics.py``), on a copy taken under the run's lock so the call's own thread
+never waits for a listing. The list is kept in memory by the process that served the calls
+(the most recent ``KEPT``); the recordings themselves are in the store.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..domain.metrics import compute
+from ..domain.stream import Stream
+
+if TYPE_CHECKING:
+    from ..live.hub import LiveRun
+
+KEPT = 200
+_numbers = itertools.count(1)
+
+
+@dataclass
+class Facts:
+    """What a call's timeline says so far."""
+
+    dialect: str | None = None
+    ttft_ms: float | None = None
+    tokens: int | None = None
+    events: int = -1  # how many events they were read from
+
+
+@dataclass(eq=False)
+class Call:
+    upstream: str
+    method: str
+    path: str
+    model: str | None
+    started: float = field(default_factory=time.time)
+    clock: float = field(default_factory=time.monotonic)
+    number: int = field(default_factory=lambda: next(_numbers))
+    status: int | None = None
+    state: str = "connecting"  # connecting, streaming, then how the call ended
+    error: str | None = None
+    recording: str | None = None  # the capture id
+    delete_token: str | None = None
+    recording_end: str | None = None  # how the recording ended (too_large: it stopped early)
+    run: LiveRun | None = None  # while it streams: its timeline, read for the list
+    ended: float | None = None  # monotonic
+    facts: Facts = field(default_factory=Facts)
+
+    @property
+    def id(self) -> str:
+        return self.recording or f"call-{self.number}"
+
+    def duration_ms(self, now: float) -> float:
+        return round(((self.ended or now) - self.clock) * 1000, 1)
+
+    def read_facts(self) -> Facts:
+        run = self.run
+        if run is None:
+            return self.facts
+        with run.cond:
+            stream = run.stream
+            if len(stream.events) == self.facts.events:
+                return self.facts
+            copy = Stream(
+                index=0,
+                source=stream.source,
+                raw=list(stream.raw),
+                events=list(stream.events),
+                timed=True,
+                dialect=stream.dialect,
+            )
+        metrics = compute(copy)
+        self.facts = Facts(copy.dialect, metrics.ttft_ms, metrics.output_tokens, len(copy.events))
+        return self.facts
+
+    def settle(self) -> None:
+        """The call is over: what its timeline says is read once more and kept, and the
+        timeline let go (the list keeps calls, not their timelines: the store has them)."""
+        self.read_facts()
+        self.run = None
+
+    def to_json(self, now: float) -> dict[str, Any]:
+        facts = self.read_facts()
+        return {
+            "id": self.id,
+            "url": f"/c/{self.recording}" if self.recording else None,
+            "upstream": self.upstream,
+            "method": self.method,
+            "path": self.path,
+            "model": self.model,
+            "status": self.status,
+            "state": self.state,
+            "error": self.error,
+            "dialect": facts.dialect,
+            "ttft_ms": facts.ttft_ms,
+            "duration_ms": self.duration_ms(now),
+            "tokens": facts.tokens,
+            "started": round(self.started, 3),
+            "recording": self.recording,
+            "recording_end": self.recording_end,
+            "delete_token": self.delete_token,
+        }
+
+
+class Calls:
+    def __init__(self, kept: int = KEPT) -> None:
+        self._calls: deque[Call] = deque(maxlen=kept)
+        self._lock = threading.Lock()
+
+    def add(self, call: Call) -> None:
+        with self._lock:
+            self._calls.appendleft(call)
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every call kept, newest first."""
+        with self._lock:
+            calls = list(self._calls)
+        now = time.monotonic()
+        return [call.to_json(now) for call in calls]
+
+    def active(self) -> int:
+        with self._lock:
+            return sum(1 for call in self._calls if call.ended is None)

@@ -1,0 +1,152 @@
+"""The recording proxy: its upstreams, its token, its calls, and starting one call
+(docs/proxy.md).
+
+Off unless ``STREAMSCOPE_PROXY_UPSTREAMS`` names upstreams. With a token
+(``STREAMSCOPE_PROXY_TOKEN``) every call and the calls list need it; a public server (the
+live runs' network policy: ``app/live/policy.py``) needs one, and its proxy refuses everything
+without it (``streamscope serve`` does not even start). Where a call connects: an upstream
+configured as an IP address is reached there, as configured; one configured by name is
+resolved for each call, checked by the network policy when the server is public (a name that
+comes to resolve to a private or metadata address is refused, unless listed in
+``STREAMSCOPE_UPSTREAM_ALLOW``) and connected to the checked address, as live runs are.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import socket
+from typing import Any
+
+import orjson
+
+from ..live.redact import Redactor
+from ..live.service import LiveService
+from ..settings import Settings
+from . import headers as proxy_headers
+from .calls import Call, Calls
+from .exchange import Exchange, Outgoing
+from .recording import start_recording
+from .upstreams import Upstream, api_of, model_of, parse_upstreams
+from .watch import Watch
+from .writer import StoreWriter
+
+
+class ProxyService:
+    def __init__(self, settings: Settings, live: LiveService) -> None:
+        self.settings = settings
+        self.live = live
+        self.upstreams = parse_upstreams(settings.proxy_upstreams)
+        self.token = settings.proxy_token
+        self.public = live.policy.public
+        self.max_body_mb = settings.proxy_max_body_mb
+        self.calls = Calls()
+        self.watch = Watch()
+        self.writer = StoreWriter()
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.upstreams)
+
+    def why_locked(self, presented: str | None) -> str | None:
+        """Why a request may not use the proxy with this token, or None when it may."""
+        if not self.token:
+            if self.public:
+                return (
+                    "this server is public, and its recording proxy needs a token: the "
+                    "operator sets STREAMSCOPE_PROXY_TOKEN"
+                )
+            return None
+        if presented is None:
+            return (
+                "the recording proxy needs its token: send it in the X-Streamscope-Proxy-Token "
+                "header or as ?proxy_token="
+            )
+        if not hmac.compare_digest(presented.encode(), self.token.encode()):
+            return "wrong proxy token"
+        return None
+
+    def secrets(self) -> list[str]:
+        """Values no log line may carry."""
+        return [self.token] if self.token else []
+
+    def resolver(self, upstream: Upstream) -> Any:
+        """How a call to ``upstream`` finds its address (the module's docstring)."""
+        host = upstream.host.strip("[]")
+        try:
+            literal = ipaddress.ip_address(host)
+        except ValueError:
+            policy = self.live.policy
+            return lambda: policy.resolve(host, upstream.port)
+        return lambda: str(literal)
+
+    def exchange(
+        self,
+        upstream: Upstream,
+        *,
+        method: str,
+        rest: str,
+        query: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        client_socket: socket.socket | None,
+        client: str,
+    ) -> Exchange:
+        """A call, recorded from now on, ready to be opened (``Exchange.open``); ``BadTarget``
+        for a path that is not forwarded."""
+        url = upstream.target(rest, query)
+        path = "/" + rest
+        model = model_of(json_object(body), path)
+        call = Call(upstream.name, method, path, model)
+        redactor = Redactor([*proxy_headers.credentials(headers), *self.secrets()])
+        api = api_of(path)
+        live = self.live
+        recording = start_recording(
+            live.store,
+            live.registry,
+            redactor=redactor,
+            url=url,
+            source={
+                "url": url,
+                "kind": "proxy",
+                "upstream": upstream.name,
+                "method": method,
+                "path": path,
+            },
+            body=body,
+            title=f"Proxy {upstream.name}: {method} {path}" + (f" ({model})" if model else ""),
+            api=api.name if api else None,
+            stall_ms=self.settings.stall_ms,
+            max_bytes=live.max_bytes,
+            remember=lambda record, capture: live.remember(record, capture),
+            defer=self.writer,
+        )
+        if recording is not None:
+            call.recording, call.delete_token = recording.capture_id, recording.delete_token
+            live.publish(recording.run)
+            call.run = recording.run
+            recording.on_outcome = lambda outcome: setattr(call, "recording_end", outcome)
+        self.calls.add(call)
+        outgoing = Outgoing(
+            method, url, proxy_headers.to_upstream(headers), body, self.resolver(upstream)
+        )
+        return Exchange(
+            outgoing,
+            call,
+            recording,
+            redactor=redactor,
+            timeouts=live.timeouts,
+            watch=self.watch,
+            client_socket=client_socket,
+            client=client,
+        )
+
+
+def json_object(body: bytes) -> Any:
+    """The body as JSON when it is an object (for its model), else None."""
+    if body.lstrip()[:1] != b"{":
+        return None
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
