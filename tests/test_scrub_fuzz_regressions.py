@@ -134,3 +134,19 @@ def test_a_redaction_that_mends_a_payload_may_regroup_streams():
         b'data:{"type":"message_stop"}\n\ndata'
     )
     assert scrub_findings(memory_importer(), data, None) == []
+
+
+def test_a_payload_on_two_lines_is_not_joined_into_a_key_shape():
+    # A JSON body "Bearer \nx-api-key" is no key (a bearer token is separated by spaces or
+    # tabs only), but the JSON Lines and SSE downloads joined its lines with a space and
+    # showed "Bearer x-api-key" (found by the scrub property, tests/test_scrub_properties.py).
+    assert scrub_findings(memory_importer(), b"Bearer \nx-api-key", "json") == []
+
+
+def test_a_payload_that_is_not_json_keeps_its_line_breaks_in_the_downloads():
+    from app.captures import read_capture
+    from app.captures.export import to_jsonl, to_sse
+
+    capture = read_capture(b"not\njson", "json")
+    assert to_jsonl(capture) == b"not\\njson\n"
+    assert to_sse(capture) == b"data: not\ndata: json\n\n"

@@ -4,7 +4,10 @@ of chunks, plain SSE. The stored original is offered as it is.
 Payloads are taken back out of each raw event's text by the stream's container (how its reader
 put them in, docs/formats.md): SSE events are decoded again, binary frames give their payload,
 JSON lines and array elements are their text, documentation-form blocks are compacted to one
-line when they parse.
+line when they parse. A payload on several lines that is not JSON keeps its line breaks in SSE
+(one ``data:`` line each) and shows each as the two characters ``\\n`` in JSON Lines: joining
+its lines could make a key shape that no view of the stored capture holds ("Bearer" ending one
+line, a word starting the next; docs/security.md).
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from .timed import end_line, header_line, read_line
 CONTENT_TYPES = {"eventstream": EVENTSTREAM_TYPE, "lines": "application/x-ndjson"}
 
 
-def payloads(stream: Stream) -> Iterator[bytes]:
-    extract = _EXTRACT.get(stream.container, _one_line)
+def payloads(stream: Stream, line_break: bytes = b"\\n") -> Iterator[bytes]:
+    """Each payload of the stream; ``line_break`` joins the lines of one that is not JSON."""
+    extract = _EXTRACT.get(stream.container) or (lambda text: _one_line(text, line_break))
     for raw in stream.raw:
         if raw.kind == "event":
             yield from extract(stream.source.slice(raw.byte, raw.end))
@@ -42,11 +46,11 @@ def _frame(text: bytes) -> Iterator[bytes]:
     yield frame_payload(text)
 
 
-def _one_line(text: bytes) -> Iterator[bytes]:
-    yield _compact(text)
+def _one_line(text: bytes, line_break: bytes) -> Iterator[bytes]:
+    yield _compact(text, line_break)
 
 
-def _compact(text: bytes) -> bytes:
+def _compact(text: bytes, line_break: bytes) -> bytes:
     body = text.strip()
     if body.startswith(b"data:"):
         body = body[5:].strip()
@@ -54,7 +58,7 @@ def _compact(text: bytes) -> bytes:
         try:
             return orjson.dumps(orjson.loads(body))
         except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # read 1,024 deep, written 254
-            return b" ".join(line.strip() for line in body.splitlines())
+            return line_break.join(line.strip() for line in body.splitlines())
     return body
 
 
@@ -74,7 +78,9 @@ def to_jsonl(capture: Capture) -> bytes:
 def to_sse(capture: Capture) -> bytes:
     out: list[bytes] = []
     for stream in capture.streams:
-        out.extend(b"data: " + p.replace(b"\n", b"\ndata: ") + b"\n\n" for p in payloads(stream))
+        out.extend(
+            b"data: " + p.replace(b"\n", b"\ndata: ") + b"\n\n" for p in payloads(stream, b"\n")
+        )
     return b"".join(out)
 
 
