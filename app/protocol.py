@@ -25,7 +25,7 @@ SERVER_MESSAGES: tuple[str, ...] = (
     "events",  # a batch of timeline events (docs/timeline.md)
     "summary",  # a finished stream: assembled completion, metrics, tool calls, errors
     "raw",  # raw event texts, in answer to raw_request
-    "status",  # a live run's state: connecting, retrying, streaming, stopped
+    "status",  # a live run's state (STATUS_STATES)
     "end",  # everything has been sent (reason: complete, done, error, cancelled, disconnected, too_large)
     "error",  # a protocol or source error: code and message
     "room",  # joined a presenter room: its source, your role, its current state
@@ -38,6 +38,18 @@ CLIENT_MESSAGES: tuple[str, ...] = (
     "stop",  # stop a live run
     "join",  # join a presenter room (with the presenter's key to present)
     "present",  # the presenter's action and state, with the key (checked per message)
+)
+# A ``status`` message's ``state``: the run's own (started, to the page that started it,
+# connecting, retrying, streaming), and how a viewer on another process follows it
+# (docs/scaling.md): ``fallback`` from the stored recording while Redis is away, ``live`` on
+# the live edge again once it is back.
+STATUS_STATES: tuple[str, ...] = (
+    "started",
+    "connecting",
+    "retrying",
+    "streaming",
+    "fallback",
+    "live",
 )
 MAX_RAW_REQUEST = 500
 
@@ -59,6 +71,8 @@ def encode_bytes(message_type: str, /, **fields: Any) -> bytes:
     """``encode``'s message as UTF-8 bytes, as it is framed (no round trip through ``str``)."""
     if message_type not in SERVER_MESSAGES:
         raise ValueError(f"not a server message type: {message_type}")
+    if message_type == "status" and fields.get("state") not in STATUS_STATES:
+        raise ValueError(f"not a status state: {fields.get('state')}")
     return orjson.dumps({"type": message_type, **fields})
 
 

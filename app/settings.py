@@ -181,6 +181,22 @@ class Settings:
         64,
         "KB/s a request body must keep up after body_timeout",
     )
+    redis_url: str = setting(
+        "",
+        "redis://host:port/db: live runs reach viewers on every process through Redis Streams (docs/scaling.md); empty: each process serves its own runs",
+    )
+    redis_maxlen: int = setting(
+        20000,
+        "entries a live run's Redis stream keeps (MAXLEN); a viewer who needs older ones reads them from the store",
+    )
+    redis_ttl_s: int = setting(
+        60,
+        "seconds a live run's Redis stream is kept after the run's end",
+    )
+    redis_timeout: float = setting(
+        1.0,
+        "seconds to connect to Redis and for each of its answers; past it viewers follow the stored recording",
+    )
     header_timeout: float = setting(
         10.0,
         "production: seconds a client may take to send its request head",

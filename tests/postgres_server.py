@@ -21,7 +21,7 @@ def binaries() -> Path | None:
 
 
 class PostgresServer:
-    def __init__(self) -> None:
+    def __init__(self, max_connections: int = 100) -> None:
         self.bin = binaries()
         if self.bin is None:
             raise RuntimeError("PostgreSQL is not installed (Debian package postgresql)")
@@ -31,6 +31,9 @@ class PostgresServer:
         self.data = self.root / "data"
         self.port = free_port()
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        # The store holds a connection per thread that uses it (app/storage/sql.py): a bench
+        # with hundreds of viewers over several processes needs more than PostgreSQL's 100.
+        self.max_connections = max_connections
 
     def _run(self, *args: str) -> None:
         command = [str(self.bin / args[0]), *args[1:]]
@@ -53,7 +56,7 @@ class PostgresServer:
             "-E",
             "UTF8",
         )
-        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections={self.max_connections}"
         self._run(
             "pg_ctl",
             "-D",

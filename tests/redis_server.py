@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 from .live_server import free_port
 
@@ -30,8 +31,11 @@ class RedisServer:
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.root = Path(tempfile.mkdtemp(prefix="streamscope-redis-"))
         self.process: subprocess.Popen | None = None
+        self._log: IO[bytes] | None = None
 
     def start(self) -> RedisServer:
+        self._close_log()
+        self._log = (self.root / "log").open("ab")
         self.process = subprocess.Popen(
             [
                 self.binary,
@@ -48,7 +52,7 @@ class RedisServer:
                 "--protected-mode",
                 "yes",
             ],
-            stdout=(self.root / "log").open("ab"),
+            stdout=self._log,
             stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 20
@@ -73,6 +77,12 @@ class RedisServer:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+        self._close_log()
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -81,4 +91,5 @@ class RedisServer:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self._close_log()
         shutil.rmtree(self.root, ignore_errors=True)

@@ -47,6 +47,22 @@ def test_doc_has_one_heading_and_one_example_per_type(section, names):
     assert [example["type"] for example in examples] == list(names)
 
 
+def test_status_states_agree_in_python_js_and_doc():
+    assert js_list("STATUS_STATES") == list(protocol.STATUS_STATES)
+    listed = re.findall(
+        r"^- `([a-z_]+)`", doc_section("Server to page").split("### status")[1], re.M
+    )
+    assert listed == list(protocol.STATUS_STATES)
+
+
+def test_encode_refuses_a_status_state_outside_the_set():
+    assert (
+        json.loads(protocol.encode("status", state="fallback", message="m"))["state"] == "fallback"
+    )
+    with pytest.raises(ValueError):
+        protocol.encode("status", state="stopped", message="m")
+
+
 def test_doc_states_the_version():
     assert f"version {protocol.VERSION}" in DOC
     assert f"`{protocol.SUBPROTOCOL}`" in DOC

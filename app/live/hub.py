@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..captures.model import Capture
 from ..domain.body import BodyFeeder
@@ -54,6 +54,27 @@ class Piece:
             and self.raw_end == self.raw_start
             and (self.event_end == self.event_start)
         )
+
+
+class Followed(Protocol):
+    """What a live run's viewers follow (web/fanout.py, web/live_session.py): a run of this
+    process (``LiveRun``) or one of another process read through Redis (``mirror.py``)."""
+
+    capture_id: str
+    log: list[Piece]
+    finished: bool
+    cond: threading.Condition
+    writer: Any
+
+    def messages(self, pieces: list[Piece]) -> Iterator[str]: ...
+
+    def snapshot(self, events_seen: int) -> tuple[list[str], int]: ...
+
+    def raw_texts(self, start: int, count: int) -> list[dict[str, Any]]: ...
+
+    def capture_message(self, title: str) -> str: ...
+
+    def cancel(self) -> None: ...
 
 
 class LiveRun:
@@ -141,6 +162,10 @@ class LiveRun:
         """Stop the upstream at once (the page that started the run asked, or went away)."""
         if self.upstream is not None:
             self.upstream.cancel()
+
+    def stop(self, reason: str, message: str) -> None:
+        """End the run with this reason (a request from another process: publish.py)."""
+        self._stop(reason, message)
 
     def _stop(self, reason: str, message: str) -> None:
         self._stopped = True

@@ -14,11 +14,14 @@ from ..settings import Settings
 from ..storage import CaptureRecord, CaptureStore
 from .hub import LiveRun, Registry
 from .keys import KeyBindings
+from .mirror import Mirror, Mirrors
 from .models import ModelLister
 from .policy import Policy, PolicyRefused
+from .publish import RunPublisher, request_stop
 from .recorder import Recorder, run_title
 from .redact import Redactor
 from .runconfig import RunConfigError, api_of, preview, unkeyed_request
+from .streams import RedisStreams
 from .upstream import RunRequest, Timeouts, UpstreamRun
 
 __all__ = ["PRESETS", "LiveService", "RunConfigError", "Started"]
@@ -66,6 +69,19 @@ class LiveService:
         self.max_bytes = int(settings.max_live_mb * 1_000_000)
         # Where a finished run goes (the parsed-capture cache: web/sources.py).
         self.remember: Callable[[CaptureRecord, Capture], None] = lambda record, capture: None
+        # With Redis, runs reach viewers on every process (docs/scaling.md).
+        self.streams: RedisStreams | None = None
+        self.mirrors: Mirrors | None = None
+        if settings.redis_url:
+            longest = timeouts.connect + timeouts.total + 60.0
+            self.streams = RedisStreams(
+                settings.redis_url,
+                maxlen=settings.redis_maxlen,
+                ttl=int(longest),
+                ttl_after=settings.redis_ttl_s,
+                timeout=settings.redis_timeout,
+            )
+            self.mirrors = Mirrors(self.streams, store, settings.stall_ms, longest)
 
     # ------------------------------------------------------------------ requests
     def api_key(self, config: dict[str, Any], base_url: str) -> str | None:
@@ -121,6 +137,10 @@ class LiveService:
         upstream = UpstreamRun(request, run, self.policy, self.timeouts)
         run.upstream = upstream
         self.registry.add(run)
+        if (
+            self.streams is not None
+        ):  # before the upstream starts: it publishes from the first piece
+            RunPublisher(run, self.streams).start()
 
         def work() -> None:
             try:
@@ -133,6 +153,17 @@ class LiveService:
 
         threading.Thread(target=work, name=f"run-{run.capture_id[:6]}", daemon=True).start()
         return Started(run, title)
+
+    def elsewhere(self, capture_id: str) -> Mirror | None:
+        """A live run of another process, to follow through Redis (None without Redis, or
+        when ``capture_id`` is not such a run)."""
+        return self.mirrors.follow(capture_id) if self.mirrors is not None else None
+
+    def deleted(self, capture_id: str) -> None:
+        """Its recording was deleted: a run of another process stops now, not at its next
+        read (its own process notices the deletion then anyway)."""
+        if self.streams is not None and self.registry.get(capture_id) is None:
+            request_stop(self.streams, capture_id, b"deleted")
 
     def models(self, config: dict[str, Any]) -> list[str]:
         """The upstream's model ids (raises RunConfigError, or models.ModelsError/ModelsBusy)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Flask
 
@@ -81,6 +82,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     store.purge_expired()
     live_runs = live_service(store, settings)
     logs.protect(os.environ.get(variable) for variable in live_runs.keys.variables)
+    logs.protect([urlsplit(settings.redis_url).password])  # a Redis password never reaches a log
     rules = BodyRules(
         settings.max_upload_mb, settings.body_timeout, settings.body_min_rate_kb * 1024
     )

@@ -145,4 +145,5 @@ def delete(capture_id: str) -> tuple[str, int]:
     if not deleted:
         raise NotFound("no such capture", code="no_capture")
     services().sources.cache.drop(f"capture:{capture_id}")
+    services().live.deleted(capture_id)  # a live run of another process stops (docs/live.md)
     return "", 204

@@ -23,7 +23,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from ..live.hub import LiveRun, Piece
+from ..live.hub import Followed, Piece
 from .frames import frame
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ MAX_COALESCE_S = 0.04  # ...and at most 40 ms
 RETRY_S = 0.01  # how soon a follower with a backlog is tried again
 
 
-def frames(run: LiveRun, pieces: list[Piece]) -> bytes:
+def frames(run: Followed, pieces: list[Piece]) -> bytes:
     return b"".join(frame(text.encode()) for text in run.messages(pieces))
 
 
@@ -115,7 +115,7 @@ class Writer:
     """Starts with its first follower already in its list: a writer that started empty could
     see a run that has already ended, find no follower, and finish before anyone is added."""
 
-    def __init__(self, run: LiveRun, first: Follower) -> None:
+    def __init__(self, run: Followed, first: Follower) -> None:
         self.run = run
         self.followers: list[Follower] = [first]
         self.closed = False
@@ -175,7 +175,7 @@ class Writer:
 _writers_lock = threading.Lock()
 
 
-def attach(run: LiveRun, follower: Follower) -> None:
+def attach(run: Followed, follower: Follower) -> None:
     """Give a follower to the run's writer, starting one if there is none (or it finished)."""
     with _writers_lock:
         writer = getattr(run, "writer", None)

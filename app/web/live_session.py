@@ -13,7 +13,7 @@ from .fanout import Follower, attach
 from .frames import Prepared
 
 if TYPE_CHECKING:
-    from ..live.hub import LiveRun
+    from ..live.hub import Followed
     from ..live.service import LiveService
     from .ws import GuardedSocket
 
@@ -61,7 +61,7 @@ class LiveViewing:
                 run.cancel()  # the starter's page went away: stop the upstream too
 
     def _follow(
-        self, run: LiveRun, title: str, *, starter: bool, resume: tuple[int, int] | None = None
+        self, run: Followed, title: str, *, starter: bool, resume: tuple[int, int] | None = None
     ) -> None:
         """Everything so far, then the live edge, sent by the run's writer (web/fanout.py);
         this thread only reads the page's messages meanwhile."""
@@ -100,7 +100,7 @@ class LiveViewing:
                 if answer:
                     self._send(answer)
 
-    def _raw_answer(self, run: LiveRun, message: dict[str, Any]) -> str | None:
+    def _raw_answer(self, run: Followed, message: dict[str, Any]) -> str | None:
         numbers = whole_numbers(message, "start", "count")
         if numbers is None:
             self._error("bad_message", "raw_request needs stream, start and count (integers)")

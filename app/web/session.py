@@ -31,6 +31,7 @@ from .room_session import RoomViewing
 from .sources import Loaded, Sources
 
 if TYPE_CHECKING:
+    from ..live.hub import Followed
     from ..live.service import LiveService
     from ..rooms.service import RoomService
     from .admission import Admission
@@ -95,11 +96,13 @@ class Session(LiveViewing, RoomViewing):
             )
             return
         capture_id = first["source"].get("capture")
-        run = (
+        run: Followed | None = (
             self.live.registry.get(capture_id)
             if self.live and isinstance(capture_id, str)
             else None
         )
+        if run is None and self.live is not None and isinstance(capture_id, str):
+            run = self.live.elsewhere(capture_id)  # another process's run, through Redis
         self.source_name = str(first["source"].get("demo") or capture_id)
         resume = parse_resume(first.get("resume"))
         if run is not None:

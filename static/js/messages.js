@@ -101,7 +101,8 @@ export class PageMessages {
   }
 
   status(message) {
-    this.line.say(message.message ?? message.state, message.state === "retrying" ? "warning" : "info");
+    const warning = message.state === "retrying" || message.state === "fallback";
+    this.line.say(message.message ?? message.state, warning ? "warning" : "info");
   }
 
   end(message) {

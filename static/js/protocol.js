@@ -18,6 +18,10 @@ export const SERVER_MESSAGES = Object.freeze([
   "mirror",
 ]);
 
+// A status message's state: the run's own, then a viewer's on another process (fallback: the
+// stored recording while Redis is away; live: the live edge again).
+export const STATUS_STATES = Object.freeze(["started", "connecting", "retrying", "streaming", "fallback", "live"]);
+
 export const CLIENT_MESSAGES = Object.freeze(["open", "start", "raw_request", "stop", "join", "present"]);
 
 export class ProtocolError extends Error {}

@@ -128,6 +128,8 @@ async def follow(spec: dict[str, Any], clock: Clock) -> None:
                         else:
                             stamps[:] = [now, now]
                     texts.extend([e["text"] for e in evs if e["kind"] == "text"])
+                elif kind == "status":  # a viewer of another process's run: fallback, live
+                    out.setdefault("states", []).append(message.get("state"))
                 elif kind in ("end", "error"):
                     out["end"] = message.get("reason") or message.get("code")
                     break
