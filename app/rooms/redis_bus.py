@@ -102,12 +102,14 @@ class RedisBus:
     def subscribe(
         self, room: str, listener: Listener, paused: PauseListener | None = None
     ) -> Callable[[], None]:
-        after, floor = self._start(room)
-        with self._lock:
-            reader = self._readers.get(room)
-            if reader is None or reader.ended:
-                reader = self._readers[room] = Reader(self, room, after, floor)
-            reader.add(listener, paused)
+        reader = self._join(room, listener, paused)
+        if reader is None:  # the first listener here: a reader from the stream's newest entry
+            after, floor = self._start(room)
+            with self._lock:
+                reader = self._readers.get(room)
+                if reader is None or reader.ended:
+                    reader = self._readers[room] = Reader(self, room, after, floor)
+                reader.add(listener, paused)
 
         def unsubscribe() -> None:
             reader.remove(listener, paused)
@@ -146,6 +148,15 @@ class RedisBus:
         if reader is not None:
             reader.deliver(mirror)
         return mirror
+
+    def _join(self, room: str, listener: Listener, paused: PauseListener | None) -> Reader | None:
+        """The room's reader here, with the listener added; None when it has none (yet)."""
+        with self._lock:
+            reader = self._readers.get(room)
+            if reader is None or reader.ended:
+                return None
+            reader.add(listener, paused)
+            return reader
 
     def _start(self, room: str) -> tuple[bytes | None, int]:
         """Where a new reader starts: after the stream's newest entry (None: Redis is away,
