@@ -42,7 +42,7 @@ CLIENT_MESSAGES: tuple[str, ...] = (
 # A ``status`` message's ``state``: the run's own (started, to the page that started it,
 # connecting, retrying, streaming), and how a viewer on another process follows it
 # (docs/scaling.md): ``fallback`` from the stored recording while Redis is away, ``live`` on
-# the live edge again once it is back.
+# the live edge again once it is back (a presenter room's pages are told the same).
 STATUS_STATES: tuple[str, ...] = (
     "started",
     "connecting",

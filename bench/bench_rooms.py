@@ -8,8 +8,12 @@ its ``mirror`` (``time.time()`` when ``recv()`` returned) minus the presenter's 
 (``time.time()`` just before ``send()``): same machine, same clock. Baseline: one viewer, same
 server, a room of its own. Clients: the ``websockets`` library, 1-2 processes on the same cores.
 
+With ``--two-processes``, two servers share a PostgreSQL and a Redis it starts (docs/scaling.md,
+"Presenter rooms"): the presenter is on A, the viewers split between A and B (B's through Redis).
+
     python bench/bench_rooms.py                  # 200 viewers, 300 actions at 10/s
     python bench/bench_rooms.py --viewers 50 --count 100 --procs 1
+    python bench/bench_rooms.py --two-processes  # 100 viewers on A, 100 on B
 """
 
 from __future__ import annotations
@@ -21,14 +25,27 @@ import sys
 import time
 from typing import Any
 
-from kit.cleanup import install_cleanup
+from kit.cleanup import install_cleanup, track, untrack
 from kit.cpu import CpuMeter
 from kit.report import header, parse_args, save_json
 from kit.server import PACKAGES, Server
 from kit.table import Table, fmt_mb, fmt_ms, ratio, spread
 from kit.workers import Worker, all_viewers, client_cpu, client_row, crew, results, stop_all
 
+from tests.postgres_server import PostgresServer
+from tests.redis_server import RedisServer
+
 QUICK = {"viewers": 50, "count": 100, "procs": 1}
+
+
+class Stoppable:
+    def __init__(self, server: PostgresServer | RedisServer) -> None:
+        self.server = server
+        track(self)
+
+    def stop(self) -> None:
+        self.server.stop()
+        untrack(self)
 
 
 def make_room(port: int, capture: str) -> dict[str, Any]:
@@ -46,33 +63,48 @@ def make_room(port: int, capture: str) -> dict[str, Any]:
     return answer
 
 
-def run_phase(server: Server, viewers: int, args: argparse.Namespace) -> dict[str, Any]:
-    room = make_room(server.port, args.capture)
-    spec = {"port": server.port, "room": room["room"]}
+def run_phase(servers: list[Server], viewers: int, args: argparse.Namespace) -> dict[str, Any]:
+    """The presenter on the first server; the viewers split between the servers."""
+    room = make_room(servers[0].port, args.capture)
+    spec = {"port": servers[0].port, "room": room["room"]}
     presenter = Worker(
         "presenter", {**spec, "key": room["key"], "count": args.count, "rate": args.rate}
     )
     base = presenter.wait("ready", 60)["seq"]
-    workers = crew("roomview", {**spec, "last_seq": base + args.count}, viewers, args.procs)
+    shares = [viewers // len(servers) + (i < viewers % len(servers)) for i in range(len(servers))]
+    sides = [
+        crew("roomview", {"port": s.port, "room": room["room"], "last_seq": base + args.count},
+             n, max(1, args.procs // len(servers)))
+        for s, n in zip(servers, shares, strict=True) if n
+    ]  # fmt: skip
+    workers = [w for side in sides for w in side]
     attached = sum(w.wait("ready", 180)["attached"] for w in workers)
-    before, cpu = server.stats(), CpuMeter().start()
+    before, cpu = [s.stats() for s in servers], CpuMeter().start()
     t0 = time.monotonic()
     presenter.send("go")
     sent_result = presenter.wait("result", args.count / args.rate + 60)
-    done = results(workers, 120)
+    done = [results(side, 120) for side in sides]
     wall = time.monotonic() - t0
-    after, machine = server.stats(), cpu.stop()
+    after, machine = [s.stats() for s in servers], cpu.stop()
     stop_all([*workers, presenter])
     sent = sent_result["sent"]
-    views = all_viewers(done)
     lateness: list[float] = []
+    by_side: list[dict[str, float]] = []
     complete = 0
-    for view in views:
-        arrived = {int(seq): t for seq, t in view["arrived"].items()}
-        lateness += [
-            t - sent[seq - base - 1] for seq, t in arrived.items() if 0 < seq - base <= len(sent)
-        ]
-        complete += view["ok"] and len(arrived) == args.count
+    views: list[dict[str, Any]] = []
+    for side_done in done:
+        side: list[float] = []
+        for view in all_viewers(side_done):
+            arrived = {int(seq): t for seq, t in view["arrived"].items()}
+            side += [
+                t - sent[seq - base - 1]
+                for seq, t in arrived.items()
+                if 0 < seq - base <= len(sent)
+            ]
+            complete += view["ok"] and len(arrived) == args.count
+            views.append(view)
+        lateness += side
+        by_side.append(spread(side))
     return {
         "viewers": viewers,
         "attached": attached,
@@ -83,12 +115,13 @@ def run_phase(server: Server, viewers: int, args: argparse.Namespace) -> dict[st
         "failures": [v.get("error") for v in views if v.get("error")][:5],
         "refused": sent_result["errors"],
         "lateness": spread(lateness),
-        "server_cpu_s": after["cpu_s"] - before["cpu_s"],
-        "server_threads": after["worker_threads"],
-        "server_rss": after["worker_rss"],
+        "lateness_by_process": by_side,
+        "server_cpu_s": sum(a["cpu_s"] - b["cpu_s"] for a, b in zip(after, before, strict=True)),
+        "server_threads": after[0]["worker_threads"],
+        "server_rss": after[0]["worker_rss"],
         "wall_s": wall,
         "machine": machine,
-        "client": client_cpu([*done, sent_result]),
+        "client": client_cpu([*(d for side in done for d in side), sent_result]),
     }
 
 
@@ -103,20 +136,46 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=256, help="gunicorn threads")
     parser.add_argument("--procs", type=int, default=2, help="viewer client processes")
     parser.add_argument("--target-p95-ms", type=float, default=100.0)
+    parser.add_argument(
+        "--two-processes",
+        action="store_true",
+        help="two servers sharing PostgreSQL and Redis; presenter on A, viewers split",
+    )
     args = parse_args(parser, argv, QUICK)
     install_cleanup()
-    header(packages=PACKAGES, title="Presenter rooms: viewers following one presenter")
-    server = Server(threads=args.threads).start()
-    print(f"server: `{server.describe()}`")
+    title = "Presenter rooms: viewers following one presenter"
+    packages = (*PACKAGES, "redis", "psycopg") if args.two_processes else PACKAGES
+    header(packages=packages, title=title + (" on 2 processes" if args.two_processes else ""))
+    backends: list[Stoppable] = []
+    env: dict[str, str] = {}
+    if args.two_processes:
+        backends = [
+            Stoppable(PostgresServer(max_connections=600).start()),
+            Stoppable(RedisServer().start()),
+        ]
+        env = {
+            "STREAMSCOPE_DATABASE_URL": backends[0].server.url,
+            "STREAMSCOPE_REDIS_URL": backends[1].server.url,
+        }
+    servers = [
+        Server(threads=args.threads, env=env).start() for _ in range(2 if args.two_processes else 1)
+    ]
+    for name, server in zip("AB", servers, strict=False):
+        print(f"server {name}: `{server.describe()}`")
     print(
         f"room: {args.capture}; {args.count} actions at {args.rate:g}/s "
-        f"({args.count / args.rate:.0f} s); viewers join first; clients: {args.procs} process(es)\n"
-    )
+        f"({args.count / args.rate:.0f} s); viewers join first; clients: {args.procs} process(es)"
+        + ("; presenter on A, viewers split A/B, PostgreSQL and redis-server on loopback\n"
+           if args.two_processes else "\n")
+    )  # fmt: skip
     try:
-        base = run_phase(server, 1, args)
-        many = run_phase(server, args.viewers, args)
+        base = run_phase(servers[:1], 1, args)  # one viewer, on the presenter's process
+        many = run_phase(servers, args.viewers, args)
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()
+        for backend in backends:
+            backend.stop()
     n, count = args.viewers, args.count
     table = Table(f"Presenter rooms: {n} viewers, {count} actions at {args.rate:g}/s")
     table.row(
@@ -142,6 +201,16 @@ def main(argv: list[str] | None = None) -> int:
         f"< {args.target_p95_ms:g} ms",
         lm["p95"] < args.target_p95_ms,
     )
+    if args.two_processes:
+        for name, side in zip(
+            ("on A (the presenter's)", "on B (through Redis)"),
+            many["lateness_by_process"],
+            strict=False,
+        ):
+            table.row(
+                f"lateness p50 / p95, viewers {name}",
+                f"{fmt_ms(side['p50'])} / {fmt_ms(side['p95'])}",
+            )
     table.row("lateness p99", fmt_ms(lm["p99"]), fmt_ms(lb["p99"]), ratio(lm["p99"], lb["p99"]))
     table.row("lateness max", fmt_ms(lm["max"]), fmt_ms(lb["max"]), ratio(lm["max"], lb["max"]))
     table.row("lateness samples (actions x viewers)", f"{lm['n']:,}", f"{lb['n']:,}")
@@ -154,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         not many["refused"] and not base["refused"],
     )
     table.row(
-        "server CPU during the actions (master + worker)",
+        "server CPU during the actions (master + worker, every server)",
         f"{many['server_cpu_s']:.2f} s in {many['wall_s']:.1f} s ({1000 * many['server_cpu_s'] / max(1, count):.1f} ms per action)",
         f"{base['server_cpu_s']:.2f} s in {base['wall_s']:.1f} s",
         ratio(many["server_cpu_s"], base["server_cpu_s"]),
@@ -179,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     if many["failures"]:
         print(f"\nfailures (first 5): {many['failures']}")
     code = table.verdict()
-    save_json("bench_rooms", {"baseline": base, "rooms": many, "failed": table.failed})
+    name = "bench_rooms_2proc" if args.two_processes else "bench_rooms"
+    save_json(name, {"baseline": base, "rooms": many, "failed": table.failed})
     return code
 
 

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from app.live.streams import RedisStreams
 from app.protocol import ProtocolError
 from app.rooms.bus import LocalBus, Mirror, RoomBus
+from app.rooms.redis_bus import RedisBus
 from app.rooms.service import RoomRefused, RoomService
 from app.rooms.state import THEMES, ZOOMS, advance, parse_action, parse_state
 from app.settings import load
@@ -25,6 +27,8 @@ from app.web.errors import RateLimited
 from app.web.pages import THEMES as page_themes
 
 from .postgres_server import PostgresServer, binaries
+from .redis_server import RedisServer
+from .redis_server import binary as redis_binary
 
 STATE = {
     "playing": False,
@@ -153,12 +157,29 @@ def test_a_playing_state_moves_on_with_the_time_since_it_was_sent():
 # The contract every RoomBus keeps (docs/scaling.md, "Presenter rooms"): a bus on another
 # transport (issue 15's Redis) adds itself to BUSES and must pass these unchanged. Its
 # listeners may be called from another thread, later: `heard` is awaited, never assumed.
-BUSES = {"local": LocalBus}
+BUSES = {"local": LocalBus, "redis": RedisBus}
 
 
-@pytest.fixture(params=sorted(BUSES))
+@pytest.fixture(scope="module")
+def redis_server():
+    if redis_binary() is None:
+        pytest.skip("redis-server is not installed here (the README's test command installs it)")
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["local", pytest.param("redis", marks=pytest.mark.integration)])
 def bus(request):
-    return BUSES[request.param]()
+    if BUSES[request.param] is LocalBus:
+        yield LocalBus()
+        return
+    url = request.getfixturevalue("redis_server").url
+    streams = RedisStreams(url, maxlen=64, ttl=60, ttl_after=60, timeout=1.0)
+    opened = RedisBus(streams, stored=lambda _room: None)
+    yield opened
+    opened.close()
+    streams.shut()
 
 
 def eventually(check, seconds: float = 5.0) -> bool:

@@ -5,12 +5,10 @@ that changes when rooms span several processes (docs/scaling.md, "Presenter room
 and hands it to every listener of the room in this process; ``latest`` is the last state
 published; ``seed`` gives a bus that has none the state the store kept (after a restart);
 ``subscribe`` registers a listener (each process's fan-out writer, app/web/room_fanout.py).
-``LocalBus`` is the one-process implementation. A Redis one replaces it without touching the
-rest: ``publish`` is an ``INCR`` of ``room:<id>:seq`` and an ``XADD room:<id> MAXLEN ~ 64`` of
-the mirror (and a ``SET room:<id>:latest``); ``latest`` a ``GET``; each process runs one reader
-per subscribed room, ``XREAD BLOCK`` from the last id it had, calling the listeners in order.
-The presenter's state is also saved in the store (app/storage/rooms.py), which stays the
-source of truth when the bus is empty.
+``LocalBus`` is the one-process implementation; ``RedisBus`` (redis_bus.py) the one across
+processes, chosen when ``STREAMSCOPE_REDIS_URL`` is set. The presenter's state is also saved in
+the store (app/storage/rooms.py), which stays the source of truth when the bus is empty or
+away; a bus that can be away tells its listeners' ``paused`` callbacks (True while it is).
 """
 
 from __future__ import annotations
@@ -41,6 +39,7 @@ class Mirror:
 
 
 Listener = Callable[[Mirror], None]
+PauseListener = Callable[[bool], None]  # True: following is paused (Redis away), False: back
 
 
 class RoomBus(Protocol):
@@ -53,8 +52,12 @@ class RoomBus(Protocol):
     def seed(self, mirror: Mirror) -> None:
         """The store's last state, for a bus that holds none as new (after a restart)."""
 
-    def subscribe(self, room: str, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` with each state published from now on; returns the unsubscribe."""
+    def subscribe(
+        self, room: str, listener: Listener, paused: PauseListener | None = None
+    ) -> Callable[[], None]:
+        """Call ``listener`` with each state published from now on (and ``paused`` when the
+        bus cannot follow other processes for a while, and when it can again); returns the
+        unsubscribe."""
 
     def forget(self, room: str) -> None:
         """The room is gone."""
@@ -88,7 +91,10 @@ class LocalBus:
             if known is None or known.seq < mirror.seq:
                 self._keep(mirror)
 
-    def subscribe(self, room: str, listener: Listener) -> Callable[[], None]:
+    def subscribe(
+        self, room: str, listener: Listener, paused: PauseListener | None = None
+    ) -> Callable[[], None]:
+        """``paused`` is never called: one process's bus is never away."""
         with self._lock:
             self._listeners.setdefault(room, []).append(listener)
 

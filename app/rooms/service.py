@@ -58,6 +58,12 @@ class Bucket:
         return True
 
 
+def stored_mirror(record: RoomRecord) -> Mirror | None:
+    if record.state is None or record.action is None:
+        return None
+    return Mirror(record.id, record.seq, record.action, record.state, record.state_at or 0.0)
+
+
 class RoomService:
     def __init__(
         self,
@@ -123,11 +129,15 @@ class RoomService:
 
     def latest(self, record: RoomRecord) -> Mirror | None:
         """The room's current state, from the bus, or from the store after a restart."""
-        if record.state is not None and record.action is not None:
-            self.bus.seed(
-                Mirror(record.id, record.seq, record.action, record.state, record.state_at or 0.0)
-            )
+        stored = stored_mirror(record)
+        if stored is not None:
+            self.bus.seed(stored)
         return self.bus.latest(record.id)
+
+    def stored(self, room_id: str) -> Mirror | None:
+        """The room's newest state as the store has it (a bus's fallback while Redis is away)."""
+        record = self.get(room_id)
+        return stored_mirror(record) if record is not None else None
 
     def now_state(self, mirror: Mirror) -> dict[str, Any]:
         """The state as it stands now (a playing presenter has moved on since it was sent)."""

@@ -15,6 +15,7 @@ from ..live.service import LiveService
 from ..live.upstream import Timeouts
 from ..proxy.service import ProxyService
 from ..rooms.bus import LocalBus
+from ..rooms.redis_bus import RedisBus
 from ..rooms.service import RoomService
 from ..settings import Settings, load
 from ..storage import CaptureStore, open_store
@@ -52,14 +53,17 @@ def live_service(store: CaptureStore, settings: Settings) -> LiveService:
 
 
 def room_service(store: CaptureStore, live_runs: LiveService, settings: Settings) -> RoomService:
-    """Presenter rooms on this process's bus (docs/scaling.md, "Presenter rooms"); a room may
-    not be made of a live run still streaming."""
+    """Presenter rooms on this process's bus, or on Redis across processes when
+    ``STREAMSCOPE_REDIS_URL`` is set (docs/scaling.md, "Presenter rooms"); a room may not be
+    made of a live run still streaming."""
 
     def recording(capture: str) -> bool:
         run = live_runs.registry.get(capture)
         return run is not None and not run.finished
 
     service = RoomService(store, LocalBus(), settings, recording=recording)
+    if live_runs.streams is not None:  # rooms span processes on the live runs' Redis
+        service.bus = RedisBus(live_runs.streams, stored=service.stored)
     service.rooms.purge_rooms()
     return service
 

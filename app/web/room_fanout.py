@@ -7,6 +7,10 @@ follower whose socket does not drain for the send timeout is dropped, so a page 
 reading never slows the others. Every mirror holds the whole state, so a follower that falls
 more than ``KEEP`` states behind gets only the newest one. The followers' own threads only read
 (``present``, ``raw_request``); what they answer goes through the writer, in order.
+
+A bus across processes (Redis) may be away for a while: the writer tells every follower (a
+``status`` of state ``fallback``, then ``live`` once it is back; docs/protocol.md), and a page
+that joins meanwhile is told as it arrives.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 
+from ..protocol import encode
 from ..rooms.bus import Mirror, RoomBus
 from .fanout import Follower
 from .frames import frame
@@ -21,6 +26,11 @@ from .frames import frame
 KEEP = 64  # recent states a writer keeps for followers a little behind
 IDLE_WAIT_S = 0.25
 RETRY_S = 0.01  # how soon a follower with a backlog is tried again
+PAUSED = (
+    "Redis is unreachable: following the presenter through the store (up to a second behind); "
+    "the presenter's actions are all kept"
+)
+BACK = "Redis is back: following the presenter live again"
 
 
 class RoomWriter:
@@ -32,7 +42,8 @@ class RoomWriter:
         self.recent: deque[tuple[int, bytes]] = deque(maxlen=KEEP)
         self.followers: list[Follower] = [first]
         self.closed = False
-        self.unsubscribe = bus.subscribe(room, self.offer)
+        self.paused = False
+        self.unsubscribe = bus.subscribe(room, self.offer, self.pause)
         self.thread = threading.Thread(target=self._loop, name=f"room-{room[:6]}", daemon=True)
         self.thread.start()
 
@@ -45,11 +56,25 @@ class RoomWriter:
                 self.recent.append((mirror.seq, data))
             self.cond.notify_all()
 
+    def pause(self, paused: bool) -> None:
+        """The bus cannot follow the other processes (True), or can again: every follower is
+        told, in order with the states around it."""
+        text = encode(
+            "status", state="fallback" if paused else "live", message=PAUSED if paused else BACK
+        )
+        with self.cond:
+            self.paused = paused
+            for follower in self.followers:
+                follower.answer(text)
+            self.cond.notify_all()
+
     def add(self, follower: Follower) -> bool:
         """False when this writer has already finished (the caller starts another)."""
         with self.cond:
             if self.closed:
                 return False
+            if self.paused:
+                follower.answer(encode("status", state="fallback", message=PAUSED))
             self.followers.append(follower)
             self.cond.notify_all()
             return True

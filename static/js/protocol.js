@@ -19,7 +19,7 @@ export const SERVER_MESSAGES = Object.freeze([
 ]);
 
 // A status message's state: the run's own, then a viewer's on another process (fallback: the
-// stored recording while Redis is away; live: the live edge again).
+// stored recording while Redis is away; live: the live edge again; a room's pages too).
 export const STATUS_STATES = Object.freeze(["started", "connecting", "retrying", "streaming", "fallback", "live"]);
 
 export const CLIENT_MESSAGES = Object.freeze(["open", "start", "raw_request", "stop", "join", "present"]);
