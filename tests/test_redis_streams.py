@@ -101,3 +101,13 @@ def test_a_blocking_read_is_answered_by_an_entry_written_meanwhile(streams):
     finally:
         timer.join()
     assert [e.fields[b"n"] for e in found] == [b"1"]
+
+
+def test_a_blocking_read_as_long_as_the_timeout_waits_and_finds_nothing(streams):
+    # redis-py reads every answer within the client's socket timeout: on one client, a
+    # quiet stream read with BLOCK as long as that timeout always failed ("Timeout reading
+    # from socket"), so a live run's viewer on another process was told Redis was away
+    # whenever the run was quiet for a second (app/live/mirror.py reads with a 1 s block).
+    last = streams.append("t:quiet", {b"n": b"0"})
+    for _ in range(2):
+        assert streams.read("t:quiet", last, streams.timeout) == []

@@ -6,8 +6,8 @@ it (a Stop). It knows nothing of runs or of the protocol: a live run's publisher
 other bus that needs ordered, replayable entries across processes.
 
 Every call is bounded: connecting and every socket operation time out (``timeout``), a blocking
-read asks Redis to wait at most ``block`` and gives its socket that much more, and nothing is
-retried here (the caller decides when to try again). Any failure of Redis, refused, reset,
+read asks Redis to wait at most ``block`` (up to ``MAX_BLOCK_S``) on connections whose socket
+timeout is that much longer, and nothing is retried here (the caller decides when to try again). Any failure of Redis, refused, reset,
 timed out or answering an error, is one exception, ``StreamsDown``.
 """
 
@@ -23,6 +23,7 @@ from redis.retry import Retry
 Fields = dict[bytes, bytes]
 
 CONTROL_SUFFIX = ":control"
+MAX_BLOCK_S = 2.0  # the longest a blocking read waits for an entry
 
 
 class StreamsDown(Exception):
@@ -50,13 +51,11 @@ class RedisStreams:
         self.ttl = ttl
         self.ttl_after = ttl_after
         self.timeout = timeout
-        self.client = redis.Redis.from_url(
-            url,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 0),
-            health_check_interval=0,
-        )
+        self.client = _client(url, timeout, timeout)
+        # Blocking reads on their own connections, whose answers may take the block longer:
+        # redis-py reads every answer within its socket timeout (a per-call timeout is not
+        # applied), so on ``client`` an XREAD BLOCK as long as the timeout always timed out.
+        self.blocking = _client(url, timeout, timeout + MAX_BLOCK_S)
 
     # ------------------------------------------------------------------ writing
     def append(self, key: str, fields: Fields) -> bytes:
@@ -84,14 +83,14 @@ class RedisStreams:
     # ------------------------------------------------------------------ reading
     def read(self, key: str, after: bytes, block: float, count: int = 1000) -> list[Entry]:
         """Entries after the id ``after`` (``b"0"``: from the first), waiting up to ``block``
-        seconds for one when there are none yet (0: do not wait); at most ``count``."""
-        wait_ms = int(block * 1000)
+        seconds (at most ``MAX_BLOCK_S``) for one when there are none yet (0: do not wait); at
+        most ``count``."""
+        wait_ms = int(min(block, MAX_BLOCK_S) * 1000)
         try:
-            answer = self.client.execute_command(
+            answer = (self.blocking if wait_ms > 0 else self.client).execute_command(
                 *("XREAD", "COUNT", count),
                 *(("BLOCK", wait_ms) if wait_ms > 0 else ()),
                 *("STREAMS", key, after),
-                **({"timeout": self.timeout + block} if wait_ms > 0 else {}),
             )
         except redis.RedisError as exc:
             raise StreamsDown(str(exc)) from None
@@ -123,6 +122,17 @@ class RedisStreams:
 
     def shut(self) -> None:
         self.client.close()
+        self.blocking.close()
+
+
+def _client(url: str, connect_timeout: float, socket_timeout: float) -> redis.Redis:
+    return redis.Redis.from_url(
+        url,
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=connect_timeout,
+        retry=Retry(NoBackoff(), 0),
+        health_check_interval=0,
+    )
 
 
 def _entries(answer: Any) -> list[Entry]:

@@ -26,9 +26,8 @@ log = logging.getLogger(__name__)
 
 KEY_PREFIX = "streamscope:room:"
 KEEP = 64  # states a room's stream keeps (MAXLEN ~)
-# A reader's XREAD BLOCK waits at most half the transport's socket timeout: redis-py 8 reads
-# every answer within that timeout (the longer one RedisStreams.read asks for is not applied),
-# so a wait as long as it would be taken for Redis being away whenever a room is quiet.
+# A reader's XREAD BLOCK waits half the transport's timeout at a time (RedisStreams.read gives
+# a blocking read's socket that much longer, so a quiet room is never taken for Redis away).
 BLOCK_FRACTION = 0.5
 POLL_S = 1.0  # how often a paused reader looks at the store
 
