@@ -183,7 +183,7 @@ class Settings:
     )
     redis_url: str = setting(
         "",
-        "redis://host:port/db: live runs reach viewers on every process through Redis Streams (docs/scaling.md); empty: each process serves its own runs",
+        "redis://host:port/db: live runs, proxied calls and presenter rooms reach their viewers on every process through Redis Streams (docs/scaling.md); empty: each process serves its own",
     )
     redis_maxlen: int = setting(
         20000,

@@ -91,7 +91,8 @@ import gen_dialects  # noqa: E402
 import orjson  # noqa: E402
 import parse_more  # noqa: E402
 from kit.report import header  # noqa: E402
-from kit.table import Table  # noqa: E402
+from kit.table import Table, fmt_mb, fmt_s  # noqa: E402
+from parse_more import interleaved  # noqa: E402
 
 from app.captures import read_capture  # noqa: E402
 from app.domain.assemble import assemble, plain  # noqa: E402
@@ -115,25 +116,6 @@ def ensure_capture(chunks: int, logprobs: bool = True) -> Path:
     if not path.exists():
         gen_capture.write_capture(path, chunks, logprobs=logprobs)
     return path
-
-
-def interleaved(
-    fns: list[Callable[[], Any]], repeat: int
-) -> tuple[list[list[float]], list[list[float]]]:
-    """Each function's wall-clock and CPU times (``time.process_time``), the functions taking
-    turns: what is compared ran under the same load (other processes share this machine; the
-    CPU time leaves out the time this process waited for a core)."""
-    walls: list[list[float]] = [[] for _ in fns]
-    cpus: list[list[float]] = [[] for _ in fns]
-    for _ in range(repeat):
-        for i, fn in enumerate(fns):
-            gc.collect()
-            wall0, cpu0 = time.perf_counter(), time.process_time()
-            result = fn()
-            walls[i].append(time.perf_counter() - wall0)
-            cpus[i].append(time.process_time() - cpu0)
-            del result
-    return walls, cpus
 
 
 def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float]]:
@@ -369,12 +351,6 @@ def mem_child(path: str) -> None:
 
 
 # ---------------------------------------------------------------------------- report
-def fmt_s(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
-
-
-def fmt_mb(n: float) -> str:
-    return f"{n / MIB:.1f} MiB"
 
 
 def core_rows(args: argparse.Namespace, table: Table, big: Path, small: Path) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import gen_dialects
-from kit.table import Table
+from kit.table import Table, fmt_mb, fmt_s
 
 from app.captures import Limits, read_capture
 from app.report import render, render_json
@@ -34,16 +34,10 @@ MIB = 1024 * 1024
 Timing = tuple[list[list[float]], list[list[float]]]
 
 
-def fmt_s(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
-
-
-def fmt_mb(n: float) -> str:
-    return f"{n / MIB:.1f} MiB"
-
-
 def interleaved(fns: list[Callable[[], Any]], repeat: int) -> Timing:
-    """Each function's wall-clock and CPU times, the functions taking turns."""
+    """Each function's wall-clock and CPU times (``time.process_time``), the functions taking
+    turns: what is compared ran under the same load (other processes share this machine; the
+    CPU time leaves out the time this process waited for a core)."""
     walls: list[list[float]] = [[] for _ in fns]
     cpus: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
