@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from app.storage import open_store
+
 from .fake_upstream import FakeUpstream
+from .postgres_server import PostgresServer, binaries
 
 
 @pytest.fixture(scope="module")
@@ -13,6 +16,27 @@ def fake():
     server = FakeUpstream().start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    """A PostgreSQL server the tests start, for one test module."""
+    if binaries() is None:
+        pytest.skip("PostgreSQL is not installed here (the README's test command installs it)")
+    server = PostgresServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.integration)])
+def store(request, tmp_path):
+    """A capture store on SQLite, and on PostgreSQL (integration): the same contract."""
+    if request.param == "sqlite":
+        opened = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    else:
+        opened = open_store(request.getfixturevalue("postgres").url)
+    yield opened
+    opened.close()
 
 
 def pytest_collection_modifyitems(items):

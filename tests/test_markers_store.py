@@ -9,10 +9,10 @@ import pytest
 
 from app.storage.markers import TooManyMarkers
 
-from .test_storage import new, postgres, store  # noqa: F401 (fixtures)
+from .test_storage import new
 
 
-def test_markers_are_kept_written_with_the_token_and_deleted_with_their_capture(store):  # noqa: F811
+def test_markers_are_kept_written_with_the_token_and_deleted_with_their_capture(store):
     record, token = store.add(new())
     other, other_token = store.add(new())
     first = store.add_marker(record.id, token, {"t": 1.5, "label": "a", "note": ""}, 2)
@@ -37,7 +37,7 @@ def test_markers_are_kept_written_with_the_token_and_deleted_with_their_capture(
     assert [m["label"] for m in store.markers(other.id)] == ["other"]
 
 
-def test_expired_captures_take_their_markers_along(store, monkeypatch):  # noqa: F811
+def test_expired_captures_take_their_markers_along(store, monkeypatch):
     record, token = store.add(new(expires_in=3600))
     assert store.add_marker(record.id, token, {"t": 0.0, "label": "x", "note": ""}, 5)
     later = time.time() + 7200

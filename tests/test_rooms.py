@@ -26,7 +26,6 @@ from app.web.admission import Admission
 from app.web.errors import RateLimited
 from app.web.pages import THEMES as page_themes
 
-from .postgres_server import PostgresServer, binaries
 from .redis_server import RedisServer
 from .redis_server import binary as redis_binary
 
@@ -40,25 +39,6 @@ STATE = {
     "theme": "dark",
     "zoom": 1,
 }
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    if binaries() is None:
-        pytest.skip("PostgreSQL is not installed here (the README's test command installs it)")
-    server = PostgresServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.integration)])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        opened = open_store(f"sqlite:///{tmp_path / 'store.db'}")
-    else:
-        opened = open_store(request.getfixturevalue("postgres").url)
-    yield opened
-    opened.close()
 
 
 def unique() -> str:

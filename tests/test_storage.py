@@ -11,31 +11,11 @@ import time
 
 import pytest
 
-from app.storage import NewCapture, open_store
+from app.storage import NewCapture
 
 from .helpers import corpus
 from .live_server import LiveServer
-from .postgres_server import PostgresServer, binaries
 from .test_api import delete, request, upload
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    if binaries() is None:
-        pytest.skip("PostgreSQL is not installed here (the README's test command installs it)")
-    server = PostgresServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.integration)])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        opened = open_store(f"sqlite:///{tmp_path / 'store.db'}")
-    else:
-        opened = open_store(request.getfixturevalue("postgres").url)
-    yield opened
-    opened.close()
 
 
 def new(data: bytes = b"data: [DONE]\n\n", **fields) -> NewCapture:
