@@ -48,6 +48,7 @@ def test_healthz(production):
     health = json.loads(body)
     assert status == 200 and headers["content-type"].startswith("application/json")
     assert health["status"] == "ok" and health["store"] == "ok"
+    assert health["redis"] == "off"  # no STREAMSCOPE_REDIS_URL: each process serves its own
     assert health["websocket_capacity"] == 4
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -177,3 +178,22 @@ def test_redis_killed_mid_run_every_viewer_ends_with_every_event(pair, backends,
     for i in (0, 1):  # the viewers on the other process were told, and came back
         states = [m["state"] for m in results[i] if m["type"] == "status"]
         assert "fallback" in states and "live" in states[states.index("fallback") :], states
+
+
+def test_healthz_says_whether_redis_answers_and_stays_up_without_it(pair, backends):
+    a, _ = pair
+    _, redis_server = backends
+
+    def health() -> tuple[int, dict]:
+        with urllib.request.urlopen(a.url + "/healthz", timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+
+    status, body = health()
+    assert (status, body["redis"]) == (200, "ok")
+    redis_server.kill()
+    try:
+        status, body = health()
+        assert (status, body["status"], body["redis"]) == (200, "ok", "unreachable")
+    finally:
+        redis_server.start()
+    assert health()[1]["redis"] == "ok"

@@ -20,6 +20,10 @@ def healthz() -> tuple[Response, int]:
         store = "ok"
     except Exception as exc:  # the probe must answer, whatever the store does
         store = f"error: {type(exc).__name__}"
+    streams = services().live.streams
+    # Redis (docs/scaling.md) down leaves this process serving (viewers of other processes'
+    # runs follow the store), and every process alike: said, but no reason to take it out.
+    redis = "off" if streams is None else ("ok" if streams.ping() else "unreachable")
     admission = services().admission
     workload = services().workload
     body = {
@@ -32,5 +36,6 @@ def healthz() -> tuple[Response, int]:
         "slow_capacity": workload.capacity,
         "live_runs": len(services().live.registry),
         "store": store,
+        "redis": redis,
     }
     return jsonify(body), 200 if store == "ok" else 503
