@@ -191,6 +191,31 @@ def test_an_upstream_that_is_down_is_a_502_that_says_where(server, fake):
     assert b'"reason":"error"' in raw and KEY.encode() not in raw
 
 
+def test_a_header_that_cannot_be_sent_is_a_400_and_the_call_ends(server, fake):
+    # httpx sends header values as ASCII: a value with "\xe9" raised outside the exchange's
+    # failure handling (500), and the call stayed "connecting", its recording never ended and
+    # the exchange (body included) was never released.
+    before = len(fake.requests)
+    body = b'{"model":"m","stream":true}'
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(
+            f"POST /proxy/local/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n".encode()
+            + b"X-Note: caf\xe9\r\nConnection: close\r\n\r\n"
+            + body
+        )
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, answer = data.partition(b"\r\n\r\n")
+    assert int(head.split()[1]) == 400, data[:300]
+    error = json.loads(answer)["error"]
+    assert error["code"] == "bad_header" and "X-Note" in error["message"]
+    call = finished_call(server)
+    assert call["state"] == "error" and call["recording_end"] == "error"
+    assert len(fake.requests) == before  # nothing went upstream
+
+
 def raw_request(server, target: str) -> tuple[int, bytes]:
     """A request line sent as written (clients would normalise ``..`` away)."""
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:

@@ -123,9 +123,22 @@ class Exchange:
         except Failure as failure:
             self.finish(*(self.aborted() or ("error", failure.message)))
             raise
+        except Exception as exc:  # whatever went wrong, the call ends here, said and released
+            log.exception("a proxied call failed before its answer")
+            failure = Failure(
+                502, "bad_gateway", f"the request could not be sent ({type(exc).__name__})"
+            )
+            self.finish("error", failure.message)
+            raise failure from None
 
     def _open(self) -> httpx.Response:
         out = self.outgoing
+        for name, value in out.headers:  # HTTP/1.1 header values are sent as ASCII here
+            if not value.isascii():
+                at = next(i for i, c in enumerate(value) if not c.isascii())
+                raise Failure(
+                    400, "bad_header", f"header {name}: character {at} of its value is not ASCII"
+                )
         try:
             address = out.resolve()
         except PolicyRefused as exc:
