@@ -92,6 +92,7 @@ export function previousMarker(markers, now) {
  * moment or a token (a theme stays). */
 export function markerUrl(href, id) {
   const url = new URL(href);
+  url.hash = ""; // a room presenter's key (#key=) never goes into a link (share.js)
   for (const key of ["t", "choice", "token", "lane", "autoplay", "m"]) url.searchParams.delete(key);
   url.searchParams.set("m", id);
   return url.toString();

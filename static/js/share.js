@@ -35,6 +35,7 @@ export function readState(search) {
 /** A link to `href` at a moment: `t` is the seconds text of momentFor() (or a number). */
 export function shareUrl(href, { t, speed, choice, token, lane = "text", autoplay, theme = null }) {
   const url = new URL(href);
+  url.hash = ""; // a room presenter's page holds its key there (#key=): never in a shared link
   for (const key of ["t", "speed", "choice", "token", "lane", "autoplay", "theme"]) url.searchParams.delete(key);
   url.searchParams.set("t", typeof t === "string" ? t : (Math.round(t * 1000) / 1000).toString());
   if (speed !== 1) url.searchParams.set("speed", String(speed));

@@ -80,3 +80,8 @@ test("a marker link carries m= instead of a moment, and reads back", () => {
   assert.equal(state.theme, "contrast");
   assert.equal(readState("?m=<b>").m, null);
 });
+
+test("a marker's link never carries the page's fragment (a room presenter's #key=)", () => {
+  const url = markerUrl("http://h/r/ROOM#key=PRESENTERKEY", "mk1");
+  assert.equal(url, "http://h/r/ROOM?m=mk1");
+});

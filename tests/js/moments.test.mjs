@@ -64,3 +64,10 @@ test("share links name a token in any lane and carry the theme in use", () => {
   const plain = shareUrl("http://h/c/abc?theme=dark&t=1", { t: "3", speed: 1, choice: 1, token: 2, theme: null });
   assert.equal(plain, "http://h/c/abc?t=3&choice=1&token=2");
 });
+
+test("a shared link never carries the page's fragment (a room presenter's #key=)", () => {
+  const url = shareUrl("http://h/r/ROOM?t=1#key=PRESENTERKEY", { t: "2", speed: 1 });
+  assert.equal(url.includes("PRESENTERKEY"), false);
+  assert.equal(new URL(url).hash, "");
+  assert.equal(new URL(url).searchParams.get("t"), "2");
+});
