@@ -45,7 +45,10 @@ TOKEN_HEADER = "X-Streamscope-Proxy-Token"
 NOT_FORWARDED = frozenset(
     {"host", "content-length", "expect", "cookie", "accept-encoding", TOKEN_HEADER.lower()}
 )
-NOT_RETURNED = frozenset({"date", "server"})
+# The answer comes from Streamscope's origin: a cookie the upstream sets would be kept for
+# Streamscope (and never reach the upstream again: ``cookie`` is not forwarded), and
+# Clear-Site-Data would clear Streamscope's own storage (the delete tokens "My captures" keeps).
+NOT_RETURNED = frozenset({"date", "server", "set-cookie", "set-cookie2", "clear-site-data"})
 CREDENTIALS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key"})
 Headers = list[tuple[str, str]]
 

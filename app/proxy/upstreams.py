@@ -80,7 +80,8 @@ def check_rest(rest: str) -> None:
             "the path has a backslash, a space or control character, a '#', or an encoded "
             "slash or backslash; it is not forwarded"
         )
-    if any(unquote(segment) in (".", "..") for segment in rest.split("/")):
+    # A segment's parameters (";x", which servlet containers strip) do not hide a "..".
+    if any(unquote(segment).split(";", 1)[0] in (".", "..") for segment in rest.split("/")):
         raise BadTarget("the path has '.' or '..' segments; it is not forwarded")
 
 
