@@ -5,6 +5,7 @@ recording stops without stopping its call."""
 
 from __future__ import annotations
 
+import gzip
 import socket
 
 import orjson
@@ -324,3 +325,19 @@ def test_an_ended_call_keeps_its_facts_not_its_timeline_and_learns_how_its_recor
     listed = call.to_json(0.0)
     assert listed["dialect"] == "chat-completions" and listed["ttft_ms"] == 40.0
     assert listed["tokens"] == 1 and listed["recording_end"] == "done"
+
+
+def test_a_compressed_read_is_decoded_no_further_than_the_recordings_cap(tmp_path):
+    # A 0.2 MB gzip read of 200 MB was decoded whole before the cap was checked (a peak of
+    # about 320 MB for a run capped at 8 MB); it is decoded a piece at a time now.
+    _, registry, recording, _ = recording_of(tmp_path, max_bytes=3_000_000)
+    recording.response(1.0, 200, "text/event-stream", {"content-encoding": "gzip"})
+    fed: list[int] = []
+    read = recording.run.read
+    recording.run.read = lambda t, data: (fed.append(len(data)), read(t, data))  # type: ignore[method-assign]
+    event = b'data: {"choices": [{"index": 0, "delta": {"content": "xxxxxxxx"}}]}\n\n'
+    bomb = gzip.compress(event * (200_000_000 // len(event)), compresslevel=9)
+    assert len(bomb) < 1_000_000
+    recording.read(2.0, bomb)
+    assert recording.ended == "too_large" and registry.get(recording.capture_id) is None
+    assert sum(fed) < 10_000_000 and max(fed) <= 1 << 20

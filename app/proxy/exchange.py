@@ -125,11 +125,11 @@ class Exchange:
             raise
         except Exception as exc:  # whatever went wrong, the call ends here, said and released
             log.exception("a proxied call failed before its answer")
-            failure = Failure(
+            unsent = Failure(
                 502, "bad_gateway", f"the request could not be sent ({type(exc).__name__})"
             )
-            self.finish("error", failure.message)
-            raise failure from None
+            self.finish("error", unsent.message)
+            raise unsent from None
 
     def _open(self) -> httpx.Response:
         out = self.outgoing

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -34,6 +34,7 @@ from ..live.redact import Redactor
 from ..storage import CaptureRecord, CaptureStore
 
 log = logging.getLogger("streamscope.proxy")
+DECODED_PIECE = 1 << 20  # bytes of a compressed read decoded at a time
 DECODERS: dict[str, Callable[[], Any]] = {
     "gzip": lambda: zlib.decompressobj(wbits=31),
     "x-gzip": lambda: zlib.decompressobj(wbits=31),
@@ -97,12 +98,13 @@ class Recording:
             return
 
         def step() -> None:
-            plain = self._decoder.decompress(data) if self._decoder is not None else data
-            self.run.read(t, plain)
-            if self.run.recorder.failed:
-                raise OSError("the store failed to keep the recording")
-            if self._stop is not None:
-                self._finish(t)
+            for plain in self._plain(data):
+                self.run.read(t, plain)
+                if self.run.recorder.failed:
+                    raise OSError("the store failed to keep the recording")
+                if self._stop is not None:
+                    self._finish(t)
+                    return
 
         self._guard("a read", step, t)
 
@@ -112,6 +114,17 @@ class Recording:
         self._guard("the end", lambda: self._finish(t, (reason, error)), t)
 
     # ------------------------------------------------------------------ inside
+    def _plain(self, data: bytes) -> Iterator[bytes]:
+        """A read as recorded: decoded a piece at a time when the upstream compressed it, so a
+        small read that inflates past the run's cap costs a piece, not all of it."""
+        decoder = self._decoder
+        if decoder is None:
+            yield data
+            return
+        yield decoder.decompress(data, DECODED_PIECE)
+        while decoder.unconsumed_tail:
+            yield decoder.decompress(decoder.unconsumed_tail, DECODED_PIECE)
+
     def _finish(self, t: float, outcome: tuple[str, str | None] | None = None) -> None:
         reason, message = outcome or self._stop or ("error", "the recording stopped")
         self.ended = reason
