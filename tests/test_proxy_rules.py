@@ -341,3 +341,17 @@ def test_a_compressed_read_is_decoded_no_further_than_the_recordings_cap(tmp_pat
     recording.read(2.0, bomb)
     assert recording.ended == "too_large" and registry.get(recording.capture_id) is None
     assert sum(fed) < 10_000_000 and max(fed) <= 1 << 20
+
+
+def test_a_body_of_countless_tiny_objects_is_forwarded_but_not_parsed():
+    # Parsed, 31 MB of "{}," took about 1.8 GB (twice: the model, the recording); such a body
+    # is recorded as its size, and its model is not looked for.
+    from app.proxy.recording import MAX_CONTAINERS, request_of
+    from app.proxy.service import json_object
+
+    body = b'{"model":"m","x":[' + b"{}," * MAX_CONTAINERS + b"{}]}"
+    assert json_object(body) is None
+    kept = request_of(body, Redactor([]))
+    assert list(kept) == ["body"] and "not recorded" in kept["body"]
+    small = b'{"model":"m","x":[' + b"{}," * 10 + b"{}]}"
+    assert json_object(small)["model"] == "m" and request_of(small, Redactor([]))["model"] == "m"

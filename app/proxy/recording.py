@@ -225,6 +225,11 @@ def request_of(body: bytes, redactor: Redactor) -> dict[str, Any]:
     other body as what it is, never its bytes (the timed header's ``request`` is an object)."""
     if not body:
         return {}
+    if too_many_containers(body):
+        return {
+            "body": f"{len(body)} bytes with more than {MAX_CONTAINERS:,} JSON objects and "
+            "arrays (not recorded)"
+        }
     try:
         value = orjson.loads(redactor.whole(body))
     except orjson.JSONDecodeError:
@@ -232,3 +237,15 @@ def request_of(body: bytes, redactor: Redactor) -> dict[str, Any]:
     if isinstance(value, dict):
         return value
     return {"body": f"{len(body)} bytes of JSON, not an object (not recorded)"}
+
+
+# A body's JSON costs about 70 bytes per object or array once parsed: a capped body of empty
+# objects would take 50 times its size, twice (its model, its recording). Past this many it is
+# forwarded as it is and not parsed (docs/proxy.md, "Limits").
+MAX_CONTAINERS = 200_000
+
+
+def too_many_containers(body: bytes) -> bool:
+    """Whether the body may hold more objects and arrays than are parsed (brackets in strings
+    count too: a bound, not a count)."""
+    return body.count(b"{") + body.count(b"[") > MAX_CONTAINERS

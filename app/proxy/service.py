@@ -26,7 +26,7 @@ from ..settings import Settings
 from . import headers as proxy_headers
 from .calls import Call, Calls
 from .exchange import Exchange, Outgoing
-from .recording import start_recording
+from .recording import start_recording, too_many_containers
 from .upstreams import Upstream, api_of, model_of, parse_upstreams
 from .watch import Watch
 from .writer import StoreWriter
@@ -144,7 +144,7 @@ class ProxyService:
 
 def json_object(body: bytes) -> Any:
     """The body as JSON when it is an object (for its model), else None."""
-    if body.lstrip()[:1] != b"{":
+    if body.lstrip()[:1] != b"{" or too_many_containers(body):
         return None
     try:
         return orjson.loads(body)
