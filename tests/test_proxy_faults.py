@@ -266,3 +266,15 @@ def test_any_method_goes_with_its_query_and_body(server, fake):
             and fake.requests[-1]["path"] == "/v1beta/models?pageSize=1000"
         )
     assert finished_call(server)["method"] == "GET"
+
+
+def test_a_secret_query_parameter_echoed_by_the_upstream_is_not_recorded(server, fake):
+    # The recording's redactor knew the credentials of the headers only: a plain (not
+    # key-shaped) ?key= value the upstream echoed back was stored.
+    secret = "plainsecretvalueQQQ77"
+    with httpx.Client(timeout=10) as client:
+        answer = client.put(f"{server.url}/proxy/local/v1/things/3?key={secret}&a=1")
+    assert answer.status_code == 200 and secret in answer.text  # the client's own, echoed
+    call = finished_call(server)
+    raw, _ = recording(server, call["recording"])
+    assert secret.encode() not in raw and b"a=1" in raw

@@ -24,8 +24,9 @@ without secret ones (``Set-Cookie``, an echoed key) and with every value swept.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from urllib.parse import unquote_plus
 
-from ..captures.scrub.rules import is_secret_header
+from ..captures.scrub.rules import is_secret_header, is_secret_param
 
 HOP_BY_HOP = frozenset(
     {
@@ -92,6 +93,17 @@ def credentials(headers: Iterable[tuple[str, str]]) -> list[str]:
             scheme, _, rest = value.strip().partition(" ")
             if rest and scheme.isalpha():
                 found.append(rest.strip())
+    return [value for value in found if len(value) >= 8]
+
+
+def query_credentials(query: str) -> list[str]:
+    """The values of the query's secret parameters (``key=``, ``api_key=``...: the scrubbing
+    rules' names), for the recording to redact wherever the upstream echoes them."""
+    found = []
+    for pair in query.split("&") if query else []:
+        name, _, value = pair.partition("=")
+        if is_secret_param(unquote_plus(name)):
+            found.append(unquote_plus(value))
     return [value for value in found if len(value) >= 8]
 
 

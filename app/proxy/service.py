@@ -98,7 +98,13 @@ class ProxyService:
         path = "/" + rest
         model = model_of(json_object(body), path)
         call = Call(upstream.name, method, path, model)
-        redactor = Redactor([*proxy_headers.credentials(headers), *self.secrets()])
+        redactor = Redactor(
+            [
+                *proxy_headers.credentials(headers),
+                *proxy_headers.query_credentials(query),
+                *self.secrets(),
+            ]
+        )
         api = api_of(path)
         live = self.live
         recording = start_recording(
