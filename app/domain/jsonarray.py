@@ -21,7 +21,7 @@ import re
 
 from .events import Diagnostic, RawEvent, Severity
 from .ndjson import JSONItem
-from .sse import BOM, DEFAULT_MAX_LINE, line_too_long
+from .sse import DEFAULT_MAX_LINE, LeadingBOM, line_too_long
 
 _NOT_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")
 _OUTSIDE = re.compile(rb'["\[\]{},]')
@@ -30,7 +30,7 @@ _LEADING = b" \t\r\n"  # skipped before the first value, as the whole-buffer rea
 Out = list[JSONItem | Diagnostic]
 
 
-class JSONArrayDecoder:
+class JSONArrayDecoder(LeadingBOM):
     """Byte reads in, ``JSONItem`` s and ``Diagnostic`` s out, in byte order. ``line`` and
     ``byte`` give the position of the first byte fed."""
 
@@ -231,17 +231,6 @@ class JSONArrayDecoder:
             out.append(JSONItem(raw, data, self._start))
 
     # ----------------------------------------------------------------- helpers
-    def _strip_bom(self, chunk: bytes) -> bytes:
-        self._head += chunk
-        if len(self._head) < len(BOM) and BOM.startswith(self._head):
-            return b""
-        self._started = True
-        chunk, self._head = self._head, b""
-        if chunk.startswith(BOM):
-            self._byte += len(BOM)
-            return chunk[len(BOM) :]
-        return chunk
-
     def _line_at(self, chunk: bytes, pos: int) -> int:
         """The line of byte ``pos`` of the read (positions asked in increasing order)."""
         if pos > self._counted:

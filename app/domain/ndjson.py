@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from .events import Diagnostic, RawEvent
-from .sse import BOM, DEFAULT_MAX_LINE, line_too_long
+from .sse import DEFAULT_MAX_LINE, LeadingBOM, line_too_long
 
 _TERMINATOR = re.compile(rb"[\r\n]")
 
@@ -33,7 +33,7 @@ class JSONItem:
     data_offset: int
 
 
-class NDJSONDecoder:
+class NDJSONDecoder(LeadingBOM):
     """Byte reads in, ``JSONItem`` s and ``Diagnostic`` s out, in byte order. ``line`` and
     ``byte`` give the position of the first byte fed."""
 
@@ -96,17 +96,6 @@ class NDJSONDecoder:
         return out
 
     # ----------------------------------------------------------------- helpers
-    def _strip_bom(self, chunk: bytes) -> bytes:
-        self._head += chunk
-        if len(self._head) < len(BOM) and BOM.startswith(self._head):
-            return b""
-        self._started = True
-        chunk, self._head = self._head, b""
-        if chunk.startswith(BOM):
-            self._byte += len(BOM)
-            return chunk[len(BOM) :]
-        return chunk
-
     def _hold(self, piece: bytes) -> None:
         if not piece:
             return

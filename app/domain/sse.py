@@ -53,7 +53,27 @@ class SSEItem(msgspec.Struct, gc=False):
     data_offset: int = 0  # byte offset of the first data value, for error positions
 
 
-class SSEDecoder:
+class LeadingBOM:
+    """A byte decoder's first bytes, held until it is known whether they are a UTF-8 BOM,
+    which is dropped (and counted in ``_byte``): the SSE, NDJSON and JSON array decoders."""
+
+    _head: bytes
+    _started: bool
+    _byte: int
+
+    def _strip_bom(self, chunk: bytes) -> bytes:
+        self._head += chunk
+        if len(self._head) < len(BOM) and BOM.startswith(self._head):
+            return b""
+        self._started = True
+        chunk, self._head = self._head, b""
+        if chunk.startswith(BOM):
+            self._byte += len(BOM)
+            return chunk[len(BOM) :]
+        return chunk
+
+
+class SSEDecoder(LeadingBOM):
     """Turns byte reads into ``SSEItem`` s. Problems go to ``diagnostics``; ``take_notes``
     takes them out with their place among the items (how many items were emitted before each),
     so the order does not depend on where the reads were cut.
@@ -159,17 +179,6 @@ class SSEDecoder:
             self._held = []
 
     # --------------------------------------------------------------- helpers
-    def _strip_bom(self, chunk: bytes) -> bytes:
-        self._head += chunk
-        if len(self._head) < 3 and self._head == BOM[: len(self._head)]:
-            return b""
-        self._started = True
-        chunk, self._head = self._head, b""
-        if chunk.startswith(BOM):
-            self._byte += 3
-            return chunk[3:]
-        return chunk
-
     def _hold(self, piece: bytes) -> None:
         if self._overlong:
             self._byte_skipped += len(piece)
