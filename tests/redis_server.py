@@ -9,8 +9,11 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
+
+import pytest
 
 from .live_server import free_port
 
@@ -19,6 +22,16 @@ def binary() -> str | None:
     return shutil.which("redis-server") or (
         "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
     )
+
+
+def serving() -> Iterator[RedisServer]:
+    """A started server for a fixture to yield from (the test is skipped without the package),
+    stopped after."""
+    if binary() is None:
+        pytest.skip("redis-server is not installed here (the README's test command installs it)")
+    server = RedisServer().start()
+    yield server
+    server.stop()
 
 
 class RedisServer:

@@ -17,7 +17,7 @@ from app.live.mirror import Mirror, Mirrors
 from app.live.publish import RunPublisher, request_stop, stream_key
 from app.live.streams import RedisStreams
 
-from .redis_server import RedisServer, binary
+from .redis_server import RedisServer, serving
 from .test_hub import new_run, sse, store  # noqa: F401  (a fixture)
 
 WAIT_S = 30.0
@@ -25,11 +25,7 @@ WAIT_S = 30.0
 
 @pytest.fixture
 def redis_server():
-    if binary() is None:
-        pytest.skip("redis-server is not installed here (the README's test command installs it)")
-    server = RedisServer().start()
-    yield server
-    server.stop()
+    yield from serving()
 
 
 def transport(server: RedisServer, maxlen: int = 1000) -> RedisStreams:

@@ -8,16 +8,12 @@ import pytest
 
 from app.live.streams import RedisStreams, StreamsDown
 
-from .redis_server import RedisServer, binary
+from .redis_server import RedisServer, serving
 
 
 @pytest.fixture(scope="module")
 def redis_server():
-    if binary() is None:
-        pytest.skip("redis-server is not installed here (the README's test command installs it)")
-    server = RedisServer().start()
-    yield server
-    server.stop()
+    yield from serving()
 
 
 @pytest.fixture

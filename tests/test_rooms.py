@@ -26,8 +26,7 @@ from app.web.admission import Admission
 from app.web.errors import RateLimited
 from app.web.pages import THEMES as page_themes
 
-from .redis_server import RedisServer
-from .redis_server import binary as redis_binary
+from .redis_server import serving
 
 STATE = {
     "playing": False,
@@ -142,11 +141,7 @@ BUSES = {"local": LocalBus, "redis": RedisBus}
 
 @pytest.fixture(scope="module")
 def redis_server():
-    if redis_binary() is None:
-        pytest.skip("redis-server is not installed here (the README's test command installs it)")
-    server = RedisServer().start()
-    yield server
-    server.stop()
+    yield from serving()
 
 
 @pytest.fixture(params=["local", pytest.param("redis", marks=pytest.mark.integration)])

@@ -13,7 +13,7 @@ from app.live.streams import RedisStreams
 from app.rooms.bus import Mirror
 from app.rooms.redis_bus import RedisBus
 
-from .redis_server import RedisServer, binary
+from .redis_server import serving
 
 pytestmark = pytest.mark.integration  # starts a real redis-server
 
@@ -22,11 +22,7 @@ STATE = {"playing": False, "t": 1.0, "cursor": None, "speed": 1, "token": None, 
 
 @pytest.fixture
 def redis_server():
-    if binary() is None:
-        pytest.skip("redis-server is not installed here (the README's test command installs it)")
-    server = RedisServer().start()
-    yield server
-    server.stop()
+    yield from serving()
 
 
 class Process:
