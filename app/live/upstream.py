@@ -109,6 +109,44 @@ def hang_up(sock: socket.socket) -> None:
         sock.shutdown(socket.SHUT_RDWR)
 
 
+class Hangup:
+    """A connection's first stop reason and its socket: the socket is hung up as soon as both
+    are known, whichever comes first (a stop before the connection exists waits for it). A
+    live run's upstream request and a proxied call (app/proxy/exchange.py) stop this way."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reason: tuple[str, str] | None = None
+        self._socket: socket.socket | None = None
+
+    def stop(self, reason: str, message: str) -> None:
+        """Stop with this reason (the first stop wins) and hang up the socket, if there is one."""
+        with self._lock:
+            if self._reason is None:
+                self._reason = (reason, message)
+            sock = self._socket
+        if sock is not None:
+            hang_up(sock)
+
+    def keep(self, sock: socket.socket) -> None:
+        """The connection's socket (``pinned_client``'s callback), hung up at once when the
+        stop came first."""
+        with self._lock:
+            self._socket = sock
+            stopped = self._reason is not None
+        if stopped:
+            hang_up(sock)
+
+    def reason(self) -> tuple[str, str] | None:
+        with self._lock:
+            return self._reason
+
+    @property
+    def socket(self) -> socket.socket | None:
+        with self._lock:
+            return self._socket
+
+
 class UpstreamRun:
     def __init__(
         self,
@@ -125,9 +163,7 @@ class UpstreamRun:
         self.clock = clock
         self._cancel = threading.Event()
         self._done = threading.Event()
-        self._abort_reason: tuple[str, str] | None = None
-        self._socket: socket.socket | None = None
-        self._lock = threading.Lock()
+        self._hangup = Hangup()
         self._start = 0.0
         self._first_byte: float | None = None
         self._last_read = 0.0
@@ -140,44 +176,29 @@ class UpstreamRun:
     def stop(self, reason: str, message: str) -> None:
         """End the run now, with this reason (the first stop wins): the socket is shut down,
         a retry wait is cut short, and the sink's end says ``reason`` and ``message``."""
-        self._abort(reason, message)
+        self._hangup.stop(reason, message)
         self._cancel.set()
 
     def _ms(self) -> float:
         return round((self.clock() - self._start) * 1000, 3)
-
-    def _abort(self, reason: str, message: str) -> None:
-        with self._lock:
-            if self._abort_reason is None:
-                self._abort_reason = (reason, message)
-            sock = self._socket
-        if sock is not None:
-            hang_up(sock)
-
-    def _keep_socket(self, sock: socket.socket) -> None:
-        with self._lock:
-            self._socket = sock
-            aborted = self._abort_reason is not None
-        if aborted:
-            hang_up(sock)
 
     def _watch(self) -> None:
         t = self.timeouts
         while not self._done.wait(WATCH_INTERVAL):
             now = self.clock()
             if now - self._start > t.total:
-                self._abort("error", f"the run passed its total timeout ({t.total:g} s)")
+                self._hangup.stop("error", f"the run passed its total timeout ({t.total:g} s)")
             elif (
                 self._first_byte is None
                 and self._response_started
                 and now - self._response_started > t.first_byte
             ):
-                self._abort(
+                self._hangup.stop(
                     "error",
                     f"no data within {t.first_byte:g} s of the response headers (first-byte timeout)",
                 )
             elif self._first_byte is not None and now - self._last_read > t.idle:
-                self._abort("error", f"no data for {t.idle:g} s (idle timeout)")
+                self._hangup.stop("error", f"no data for {t.idle:g} s (idle timeout)")
 
     # ------------------------------------------------------------------ the run
     def run(self) -> None:
@@ -187,7 +208,7 @@ class UpstreamRun:
         try:
             reason, message = self._attempts()
         except _Abort:
-            reason, message = self._abort_reason or ("error", "aborted")
+            reason, message = self._hangup.reason() or ("error", "aborted")
         except Exception:  # a bug must not leave the run's viewers without an end
             log.exception("live run failed")
             reason, message = "error", "the server failed during the run; it has been logged"
@@ -201,7 +222,7 @@ class UpstreamRun:
         timeout = httpx.Timeout(
             connect=self.timeouts.connect, read=backstop, write=30.0, pool=self.timeouts.connect
         )
-        return pinned_client(self.request.url, address, timeout, self._keep_socket)
+        return pinned_client(self.request.url, address, timeout, self._hangup.keep)
 
     def _attempts(self) -> tuple[str, str | None]:
         parts = urlsplit(self.request.url)
@@ -245,14 +266,14 @@ class UpstreamRun:
                 f"could not connect within {self.timeouts.connect:g} s (connect timeout)",
             )
         except httpx.ConnectError as exc:
-            return self._aborted() or ("error", describe_connect_error(exc, self.request.url))
+            return self._hangup.reason() or ("error", describe_connect_error(exc, self.request.url))
         except httpx.ReadTimeout:
-            return self._aborted() or (
+            return self._hangup.reason() or (
                 "error",
                 f"no response headers within {self.timeouts.first_byte:g} s",
             )
         except httpx.HTTPError as exc:
-            return self._aborted() or ("error", f"request failed: {exc}")
+            return self._hangup.reason() or ("error", f"request failed: {exc}")
         try:
             status = response.status_code
             content_type = response.headers.get("content-type", "")
@@ -264,7 +285,7 @@ class UpstreamRun:
                     f"HTTP {status} from upstream: retrying in {retry:.1f} s (attempt {attempt + 1} of {MAX_ATTEMPTS})",
                 )
                 if self._cancel.wait(retry):
-                    return self._aborted() or ("cancelled", "stopped by the user")
+                    return self._hangup.reason() or ("cancelled", "stopped by the user")
                 return None
             self._response_started = self.clock()  # the first-byte deadline starts now
             self.sink.response(self._ms(), status, content_type)
@@ -303,14 +324,14 @@ class UpstreamRun:
                 if received is not None and len(received) < ERROR_BODY_CAP:
                     received += chunk[: ERROR_BODY_CAP - len(received)]
         except (httpx.HTTPError, OSError) as exc:
-            aborted = self._aborted()
+            aborted = self._hangup.reason()
             if aborted:
                 return aborted
             return (
                 "disconnected",
                 f"the upstream closed the connection mid-stream ({type(exc).__name__})",
             )
-        aborted = self._aborted()
+        aborted = self._hangup.reason()
         if aborted:
             return aborted
         if received is not None:
@@ -318,7 +339,3 @@ class UpstreamRun:
             if status >= 400 or answer.html:
                 return "error", f"HTTP {status} from upstream: {answer.what('a stream')}"
         return "done", None
-
-    def _aborted(self) -> tuple[str, str | None] | None:
-        with self._lock:
-            return self._abort_reason

@@ -41,7 +41,7 @@ from ..live.answers import ERROR_BODY_CAP, Answer, describe_connect_error
 from ..live.pinned import pinned_client
 from ..live.policy import PolicyRefused
 from ..live.redact import Redactor
-from ..live.upstream import Timeouts, hang_up
+from ..live.upstream import Hangup, Timeouts, hang_up
 from . import headers as proxy_headers
 from .calls import Call
 from .recording import Recording
@@ -103,8 +103,7 @@ class Exchange:
         self._first_read: float | None = None
         self._last_read = 0.0
         self._lock = threading.Lock()
-        self._abort_reason: Outcome | None = None
-        self._socket: socket.socket | None = None
+        self.hangup = Hangup()  # the first reason the call was stopped, and its socket
         self._http: httpx.Client | None = None
         self._response: httpx.Response | None = None
         self._finished = False
@@ -121,7 +120,7 @@ class Exchange:
         try:
             return self._open()
         except Failure as failure:
-            self.finish(*(self.aborted() or ("error", failure.message)))
+            self.finish(*(self.hangup.reason() or ("error", failure.message)))
             raise
         except Exception as exc:  # whatever went wrong, the call ends here, said and released
             log.exception("a proxied call failed before its answer")
@@ -148,7 +147,7 @@ class Exchange:
         timeout = httpx.Timeout(
             connect=self.timeouts.connect, read=backstop, write=30.0, pool=self.timeouts.connect
         )
-        self._http = pinned_client(out.url, address, timeout, self._keep_socket)
+        self._http = pinned_client(out.url, address, timeout, self.hangup.keep)
         request = self._http.build_request(
             out.method, out.url, headers=out.headers, content=out.body or None
         )
@@ -172,7 +171,7 @@ class Exchange:
     def _failure(self, exc: Exception) -> Failure:
         """What the client is answered when the upstream gave no answer."""
         where = urlsplit(self.outgoing.url).netloc
-        aborted = self.aborted()
+        aborted = self.hangup.reason()
         if aborted is not None:  # a deadline (504), or the client went away (it sees nothing)
             return Failure(504, "upstream_timeout", aborted[1] or "stopped")
         if isinstance(exc, httpx.ConnectTimeout):
@@ -185,13 +184,6 @@ class Exchange:
         if isinstance(exc, httpx.TimeoutException):
             return Failure(504, "upstream_timeout", f"{where} sent no answer in time")
         return Failure(502, "bad_gateway", f"the request to {where} failed: {exc}")
-
-    def _keep_socket(self, sock: socket.socket) -> None:
-        with self._lock:
-            self._socket = sock
-            aborted = self._abort_reason is not None
-        if aborted:
-            hang_up(sock)
 
     # ------------------------------------------------------------------ the answer
     def relay(self) -> Generator[bytes, None, None]:
@@ -212,9 +204,9 @@ class Exchange:
                     self.recording.read(t, chunk)
                 if self._response.status_code >= 400 and len(self._kept) < ERROR_BODY_CAP:
                     self._kept += chunk[: ERROR_BODY_CAP - len(self._kept)]
-            outcome = self.aborted() or self._answered()
+            outcome = self.hangup.reason() or self._answered()
         except (httpx.HTTPError, OSError) as exc:
-            outcome = self.aborted() or (
+            outcome = self.hangup.reason() or (
                 ("error", "the upstream sent no data in time")
                 if isinstance(exc, httpx.TimeoutException)
                 else (
@@ -228,7 +220,7 @@ class Exchange:
             self.finish(
                 *(
                     outcome
-                    or self.aborted()
+                    or self.hangup.reason()
                     or ("cancelled", "the client went away before the answer was complete")
                 )
             )
@@ -260,33 +252,21 @@ class Exchange:
         """The watch's look (``watch.py``): deadlines, and a client that hung up."""
         t = self.timeouts
         if now - self._start > t.total:
-            self._abort("error", f"the call passed its total timeout ({t.total:g} s)")
+            self.hangup.stop("error", f"the call passed its total timeout ({t.total:g} s)")
         elif self._headers_at is None and self._sent_at is not None:
             if now - self._sent_at > t.first_byte:
-                self._abort("error", f"no answer within {t.first_byte:g} s of the request")
+                self.hangup.stop("error", f"no answer within {t.first_byte:g} s of the request")
         elif self._headers_at is not None and self._first_read is None:
             if now - self._headers_at > t.first_byte:
-                self._abort(
+                self.hangup.stop(
                     "error", f"no data within {t.first_byte:g} s of the answer's head (first byte)"
                 )
         elif self._first_read is not None and now - self._last_read > t.idle:
-            self._abort("error", f"no data for {t.idle:g} s (idle timeout)")
+            self.hangup.stop("error", f"no data for {t.idle:g} s (idle timeout)")
         if self._client_gone is None and hung_up(self.client_socket):
             self._client_gone = now
         if self._client_gone is not None and now - self._client_gone >= CLIENT_GRACE:
-            self._abort("cancelled", "the client disconnected")
-
-    def _abort(self, reason: str, message: str) -> None:
-        with self._lock:
-            if self._abort_reason is None:
-                self._abort_reason = (reason, message)
-            sock = self._socket
-        if sock is not None:
-            hang_up(sock)
-
-    def aborted(self) -> Outcome | None:
-        with self._lock:
-            return self._abort_reason
+            self.hangup.stop("cancelled", "the client disconnected")
 
     def finish(self, reason: str, error: str | None) -> None:
         """The call is over (once): the upstream let go (reset at once unless it finished), the
@@ -295,7 +275,7 @@ class Exchange:
             if self._finished:
                 return
             self._finished = True
-            sock = self._socket
+        sock = self.hangup.socket
         try:
             self._finish(sock, reason, error)
         finally:
@@ -353,7 +333,7 @@ class Body:
         finally:
             self.exchange.finish(
                 *(
-                    self.exchange.aborted()
+                    self.exchange.hangup.reason()
                     or ("cancelled", "the client went away before the answer began")
                 )
             )
