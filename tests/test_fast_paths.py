@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.captures import read_capture
-from app.domain.dialects import DIALECTS, chat, chat_fast
+from app.domain.dialects import DIALECTS, chat, chat_fast, chat_run
+from app.domain.interpret import PayloadInterpreter
 from app.report import render_json
 
 PROFILE = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -160,18 +161,62 @@ def captures(draw: st.DrawFn) -> bytes:
     return b"".join(events)
 
 
+@st.composite
+def plain_chunks(draw: st.DrawFn) -> bytes:
+    """The chunk the run of common chunks reads (read_run): text or reasoning, no logprobs,
+    the identity of FIRST (or a new fingerprint, model or id, which it leaves to the full
+    reading)."""
+    chunk: dict[str, Any] = {"id": "c1", "object": "chat.completion.chunk", "model": "m1"}
+    for key, value in draw(st.lists(st.sampled_from(IDENTITY), max_size=1)):
+        chunk[key] = value
+    delta = {"content": draw(TEXTS)}
+    if draw(st.integers(0, 4)) == 0:
+        delta[draw(st.sampled_from(["reasoning_content", "reasoning"]))] = draw(TEXTS)
+    choice = {"index": draw(st.sampled_from([0, 0, 0, 1])), "delta": delta}
+    if draw(st.booleans()):
+        choice["logprobs"] = None
+    chunk["choices"] = [choice]
+    return orjson.dumps(chunk)
+
+
+IDENTITY = [
+    ("system_fingerprint", "fp1"),
+    ("model", "m2"),
+    ("id", "c2"),
+    ("id", None),
+    ("created", 1),
+    ("usage", None),
+]
+
+
+@st.composite
+def plain_captures(draw: st.DrawFn) -> bytes:
+    """Mostly common chunks, a few of any kind, in one body (read as runs)."""
+    kinds = st.one_of(plain_chunks(), plain_chunks(), plain_chunks(), chunks())
+    payloads = [FIRST, *draw(st.lists(kinds, min_size=1, max_size=16))]
+    if draw(st.booleans()):
+        payloads.insert(draw(st.integers(1, len(payloads))), b"[DONE]")
+    events = []
+    for payload in payloads:
+        head = draw(st.sampled_from([b"", b"", b"", b"event: error\n", b"id: 7\n", b": note\n"]))
+        tail = draw(st.sampled_from([b"\n\n", b"\n\n", b"\n\n", b"\r\n\r\n"]))
+        events.append(head + b"data: " + payload + tail)
+    return b"".join(events)
+
+
 @contextmanager
 def fast_paths_off() -> Iterator[None]:
     """Every payload read the full way: chat's fast reader refuses, the dialects have none."""
-    saved = chat.read_fast
+    saved, saved_run = chat.read_fast, chat.read_run
     fast = {d.interpreter: d.interpreter.fast for d in DIALECTS if d.interpreter.fast is not None}
     chat.read_fast = lambda it, raw, data: False  # type: ignore[assignment]
+    chat.read_run = lambda it, *run: PayloadInterpreter.run(it, *run)  # type: ignore[assignment]
     for cls in fast:
         cls.fast = None
     try:
         yield
     finally:
-        chat.read_fast = saved
+        chat.read_fast, chat.read_run = saved, saved_run
         for cls, path in fast.items():
             cls.fast = path
 
@@ -198,17 +243,30 @@ def test_chat_fast_path_reads_as_the_full_reading(data: bytes) -> None:
     assert fast == full
 
 
+@PROFILE
+@given(plain_captures())
+def test_chat_runs_read_as_the_full_reading(data: bytes) -> None:
+    fast = timeline(data)
+    with fast_paths_off():
+        full = timeline(data)
+    assert fast == full
+
+
 def test_fast_paths_are_on_again() -> None:
     with fast_paths_off():
         pass
     assert all(d.interpreter.fast is not None for d in DIALECTS if d.name == "anthropic-messages")
     assert chat.read_fast is chat_fast.read_fast
+    assert chat.read_run is chat_run.read_run
 
 
 def test_the_fast_path_is_taken() -> None:
-    """The property above compares something: plain chunks do go the fast way."""
-    data = b"data: " + FIRST + b"\n\n"
-    data += b'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n'
+    """The property above compares something: plain chunks do go the fast ways. In a body,
+    the run of common chunks (``read_run``) reads the plain one itself and leaves the others
+    to ``it.payload``, whose one-step reading (``read_fast``) takes the one with logprobs."""
+    plain = b'{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}'
+    scored = plain.replace(b'"hi"}', b'"lp"},"logprobs":{"content":[' + orjson.dumps(ENTRY) + b"]}")
+    data = b"".join(b"data: " + p + b"\n\n" for p in (FIRST, plain, scored))
     taken = []
     saved = chat.read_fast
 
@@ -221,8 +279,9 @@ def test_the_fast_path_is_taken() -> None:
         capture = read_capture(data)
     finally:
         chat.read_fast = saved
-    assert taken == [True]
-    assert "hi" in [getattr(e, "text", None) for e in capture.streams[0].events]
+    assert taken == [True]  # the one with logprobs (FIRST named the dialect)
+    texts = [getattr(e, "text", None) for e in capture.streams[0].events]
+    assert "hi" in texts and "lp" in texts
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import zlib
 
+from ..domain import collector
 from .formats import FORMATS, NAMES, Format, format_named
 from .model import Capture, Limits
 
@@ -34,7 +35,8 @@ def read_capture(data: bytes, fmt: str | None = None, limits: Limits | None = No
     found = format_named(fmt)
     if found is None:
         return capture
-    capture.streams = found.read(data, capture, limits)
+    with collector.paused():  # a timeline holds no cycle (collector.py)
+        capture.streams = found.read(data, capture, limits)
     if not readable(capture):
         capture.note("no_stream", "error", f"no stream could be read as {fmt}")
     return capture

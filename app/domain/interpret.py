@@ -19,6 +19,7 @@ import orjson
 from .events import Comment, Diagnostic, Done, Event, Payload, RawEvent, StreamError, ToolCallEnd
 from .jsontext import MAX_DEPTH, check_arguments, decode_lenient, deep_problem, too_deep
 from .payloads import classify
+from .sse import SSEItem
 from .stream import Stream
 
 
@@ -61,6 +62,39 @@ class PayloadInterpreter:
             if shape is not None and fast.read(self, raw, shape):
                 self.text = data
                 return
+        self.full(raw, data, data_offset)
+
+    def run(self, items: list[SSEItem], i: int, stop: int, kept: list[RawEvent]) -> int:
+        """Place and read the SSE items ``items[i:stop]`` in order, as ``payload`` reads each,
+        in one loop (this is where a whole capture's payloads are read). Returns the index of
+        the first item not read: a comment or a payload holding a newline (the builder reads
+        those), or the one after a payload that ended the stream or named its dialect (the
+        builder decides what follows)."""
+        fast = self.fast
+        while i < stop and not self.done:
+            item = items[i]
+            data = item.data
+            if data is None or b"\n" in data:
+                break
+            raw = item.raw
+            raw.index = len(kept)
+            kept.append(raw)
+            i += 1
+            if fast is None or raw.event == "error":
+                self.payload(raw, data, item.data_offset)
+                continue
+            try:
+                shape = fast.decode(data)
+            except _REFUSED:
+                shape = None
+            if shape is not None and fast.read(self, raw, shape):
+                self.text = data
+            else:
+                self.full(raw, data, item.data_offset)
+        return i
+
+    def full(self, raw: RawEvent, data: bytes | str, data_offset: int = 0) -> None:
+        """``payload`` without a fast path: orjson, else the lenient decoder."""
         if self.done and not self.errored:
             self.note(
                 raw,

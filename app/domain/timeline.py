@@ -123,26 +123,26 @@ class TimelineBuilder:
             self.interpreter.payload(raw, payload, data_offset)
 
     def items(self, items: list[SSEItem]) -> None:
-        """Decoded SSE items in order, each as ``data()`` or ``comment()`` reads it; the common
-        event (no [DONE] before it, under the event cap, one line) is placed here directly."""
-        for item in items:
-            raw, payload = item.raw, item.data
-            if payload is None:
-                self.comment(raw, item.comment or "")
-                continue
+        """Decoded SSE items in order, each as ``data()`` or ``comment()`` reads it. Runs of
+        common events (under the event cap, one line each, no [DONE] before them) are read by
+        the interpreter in one loop (``PayloadInterpreter.run``); the builder takes the rest."""
+        i, count = 0, len(items)
+        while i < count:
             interpreter = self.interpreter
-            if (
-                (interpreter.done and self.split_on_done)
-                or self._events >= self.max_events
-                or b"\n" in payload
-            ):
-                self.data(raw, payload, item.data_offset)
-                continue
-            self._events += 1
-            kept = self.streams[-1].raw
-            raw.index = len(kept)
-            kept.append(raw)
-            interpreter.payload(raw, payload, item.data_offset)
+            room = self.max_events - self._events
+            if not interpreter.done and room > 0:
+                stop = count if count - i <= room else i + room
+                after = interpreter.run(items, i, stop, self.streams[-1].raw)
+                self._events += after - i
+                i = after
+                if i >= count or self.interpreter is not interpreter or interpreter.done:
+                    continue  # the builder looks again: a new interpreter, or after [DONE]
+            item = items[i]
+            i += 1
+            if item.data is None:
+                self.comment(item.raw, item.comment or "")
+            else:
+                self.data(item.raw, item.data, item.data_offset)
 
     def _split_event(self, raw: RawEvent, lines: list[bytes]) -> None:
         """Events separated by a single newline (not spec SSE) arrive as one event whose data

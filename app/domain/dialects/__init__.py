@@ -13,6 +13,7 @@ from typing import Any
 
 from ..events import RawEvent
 from ..interpret import PayloadInterpreter
+from ..sse import SSEItem
 from ..stream import Stream
 from .anthropic import ANTHROPIC
 from .base import Dialect
@@ -85,6 +86,10 @@ class Detecting(PayloadInterpreter):
             self.error(raw, value)
             return
         self.other(raw, value)
+
+    def run(self, items: list[SSEItem], i: int, stop: int, kept: list[RawEvent]) -> int:
+        """One payload at a time: the one that names the dialect hands the stream over."""
+        return super().run(items, i, min(stop, i + 1), kept)
 
     def close(self) -> None:
         if any(r.kind == "event" for r in self.stream.raw) and not self.errored:

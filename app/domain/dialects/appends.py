@@ -19,17 +19,24 @@ class Appends:
         self._open: dict[tuple[int, str], list[str]] = {}
         # The targets stay referenced here, so no other object can take their id meanwhile.
         self._fields: list[tuple[dict[str, Any], str, list[str]]] = []
+        # The field appended to last: a block's deltas come one after another.
+        self._last: tuple[dict[str, Any] | None, str, list[str]] = (None, "", [])
 
     def add(self, target: dict[str, Any], key: str, text: str) -> None:
         """``target[key] += text``, a value that is not text counting as ""."""
-        pieces = self._open.get((id(target), key))
-        if pieces is None:
+        last_target, last_key, pieces = self._last
+        if target is last_target and key == last_key:
+            pieces.append(text)
+            return
+        found = self._open.get((id(target), key))
+        if found is None:
             old = target.get(key)
-            pieces = [old if isinstance(old, str) else ""]
-            target[key] = pieces[0]
-            self._open[(id(target), key)] = pieces
-            self._fields.append((target, key, pieces))
-        pieces.append(text)
+            found = [old if isinstance(old, str) else ""]
+            target[key] = found[0]
+            self._open[(id(target), key)] = found
+            self._fields.append((target, key, found))
+        found.append(text)
+        self._last = (target, key, found)
 
     def close(self) -> None:
         """Every appended field gets its whole text."""
@@ -37,3 +44,4 @@ class Appends:
             target[key] = "".join(pieces)
         self._open.clear()
         self._fields.clear()
+        self._last = (None, "", [])

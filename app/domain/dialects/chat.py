@@ -14,10 +14,12 @@ from ..chunks import ChoiceReader
 from ..events import Extra, Meta, Payload, RawEvent, Usage
 from ..interpret import PayloadInterpreter
 from ..payloads import classify
+from ..sse import SSEItem
 from ..stream import Stream
 from ..toolcalls import ChoiceToolCalls
 from .base import Dialect, UsageFields
 from .chat_fast import read_fast
+from .chat_run import read_run
 
 KNOWN_CHUNK_KEYS = frozenset(
     {"id", "object", "created", "model", "system_fingerprint", "choices", "usage", "service_tier"}
@@ -51,6 +53,9 @@ class ChatInterpreter(PayloadInterpreter):
         ):
             return
         super().payload(raw, data, data_offset)
+
+    def run(self, items: list[SSEItem], i: int, stop: int, kept: list[RawEvent]) -> int:
+        return read_run(self, items, i, stop, kept)
 
     def value(self, raw: RawEvent, value: Any) -> None:
         if raw.event == "error" or (isinstance(value, dict) and "error" in value):

@@ -59,16 +59,33 @@ def _read(it: GeminiInterpreter, raw: RawEvent, chunk: _Chunk) -> bool:
     if reader is None or reader.block is None or reader.kind != kind or reader.sealed:
         return False  # a block opens (or there is no reader yet): the full way
     text = part.text
+    events = it.stream.events  # it.add, written out: this runs per chunk
     if text and kind == "thought":
         raw.choices = raw.reasoning = True
-        it.add(ReasoningDelta(choice=index, text=text, field="thought", block=reader.block), raw)
+        events.append(
+            ReasoningDelta(
+                seq=len(events),
+                raw=raw.index,
+                t=raw.t,
+                choice=index,
+                text=text,
+                field="thought",
+                block=reader.block,
+            )
+        )
     elif text:
         raw.choices = raw.output = True
-        it.add(TextDelta(choice=index, text=text, block=reader.block), raw)
+        events.append(
+            TextDelta(
+                seq=len(events), raw=raw.index, t=raw.t, choice=index, text=text, block=reader.block
+            )
+        )
     usage: Any = chunk.usageMetadata
     if usage is not None and usage != it.usage:
         it.usage = usage
-        it.add(Usage(usage=usage, source="usageMetadata"), raw)
+        events.append(
+            Usage(seq=len(events), raw=raw.index, t=raw.t, usage=usage, source="usageMetadata")
+        )
     return True
 
 
