@@ -120,16 +120,23 @@ class StreamEncoder:
 
 def event_batches(events: list[Event], max_count: int) -> Iterator[orjson.Fragment]:
     """Events as JSON arrays of at most ``max_count`` events and about ``BATCH_BYTES``, each
-    encoded in one call (one result per event would cost a 4 KiB buffer each)."""
-    for start in range(0, len(events), max_count):
-        yield from _sized(events[start : start + max_count])
-
-
-def _sized(events: list[Event]) -> Iterator[orjson.Fragment]:
-    data = orjson.dumps([e.to_json() for e in events])
-    if len(data) > 2 * BATCH_BYTES and len(events) > 1:
-        half = len(events) // 2
-        yield from _sized(events[:half])
-        yield from _sized(events[half:])
-    else:
+    encoded in one call (one result per event would cost a 4 KiB buffer each). A batch that
+    comes out over twice ``BATCH_BYTES`` is encoded again with as many events as fit in
+    ``BATCH_BYTES`` at its size per event, and so are the batches after it (a stream's events
+    are alike: with logprobs, every one is large), so each event is encoded about once; small
+    batches grow back to ``max_count``."""
+    count, start = max_count, 0
+    while start < len(events):
+        batch = events[start : start + count]
+        data = _encoded(batch)
+        if len(data) > 2 * BATCH_BYTES and len(batch) > 1:
+            count = max(1, len(batch) * BATCH_BYTES // len(data))
+            continue
         yield orjson.Fragment(data)
+        start += len(batch)
+        if len(data) < BATCH_BYTES // 2 and count < max_count:
+            count = min(max_count, 2 * count)
+
+
+def _encoded(events: list[Event]) -> bytes:
+    return orjson.dumps([e.to_json() for e in events])

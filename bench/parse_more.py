@@ -139,7 +139,7 @@ def growth_row(
 
 # ---------------------------------------------------------------------------- dialects
 def dialect_rows(
-    table: Table, script: Path, events: int, repeat: int, time_target: float
+    table: Table, script: Path, events: int, repeat: int, time_target: float, mem_target: float
 ) -> dict[str, tuple[float, float]]:
     out = {}
     for name, spec in gen_dialects.SPECS.items():
@@ -167,8 +167,8 @@ def dialect_rows(
             fmt_mb(j_peak),
             f"floor {fmt_mb(f_peak)}",
             f"{j_peak / f_peak:.2f}x",
-            "<= 1.0x floor",
-            j_peak <= f_peak,
+            f"<= {mem_target}x floor",
+            j_peak <= mem_target * f_peak,
         )
         out[name] = (fc, jc)
     return out

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 import orjson
 
 from .bodykind import Sniffer, kind_of
@@ -12,6 +15,8 @@ from .ndjson import JSONItem, NDJSONDecoder
 from .sse import DEFAULT_MAX_LINE
 from .stream import Stream
 from .timeline import FEED_BLOCK, SSEFeeder, TimelineBuilder
+
+T = TypeVar("T")
 
 EVENTSTREAM_TYPE = "application/vnd.amazon.eventstream"
 # A body's kind -> how its stream's raw events hold their payloads (Stream.container).
@@ -120,11 +125,7 @@ class JSONFeeder:
         return self.builder.close()
 
     def _take(self, items: list[JSONItem | Diagnostic], t: float | None) -> None:
-        for item in items:
-            if isinstance(item, Diagnostic):
-                self.builder.diagnostic(item, t)
-            else:
-                self.builder.data(item.raw, item.data, item.data_offset, split_lines=False)
+        _in_runs(self.builder, items, t, lambda item: item)
 
 
 class EventStreamFeeder:
@@ -159,13 +160,32 @@ class EventStreamFeeder:
         return self.builder.close()
 
     def _take(self, items: list[Frame | Diagnostic], t: float | None) -> None:
-        for item in items:
-            if isinstance(item, Diagnostic):
-                self.builder.diagnostic(item, t)
-            else:
-                self.builder.data(
-                    item.raw, frame_data(item), item.payload_offset, split_lines=False
-                )
+        _in_runs(
+            self.builder,
+            items,
+            t,
+            lambda frame: JSONItem(frame.raw, frame_data(frame), frame.payload_offset),
+        )
+
+
+def _in_runs(
+    builder: TimelineBuilder,
+    items: Sequence[T | Diagnostic],
+    t: float | None,
+    payload: Callable[[T], JSONItem],
+) -> None:
+    """The payloads between two diagnostics go to the builder as one run (``items``), each
+    diagnostic in its place. None of them is split at newlines: an NDJSON line holds none, and
+    an array element's or a frame's are its own."""
+    run: list[JSONItem] = []
+    for item in items:
+        if isinstance(item, Diagnostic):
+            builder.items(run, split_lines=False)
+            run = []
+            builder.diagnostic(item, t)
+        else:
+            run.append(payload(item))
+    builder.items(run, split_lines=False)
 
 
 def frame_data(frame: Frame) -> bytes:

@@ -10,8 +10,8 @@ never raises on bad input.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 import msgspec
 import orjson
@@ -19,7 +19,6 @@ import orjson
 from .events import Comment, Diagnostic, Done, Event, Payload, RawEvent, StreamError, ToolCallEnd
 from .jsontext import MAX_DEPTH, check_arguments, decode_lenient, deep_problem, too_deep
 from .payloads import classify
-from .sse import SSEItem
 from .stream import Stream
 
 
@@ -35,6 +34,20 @@ class FastPath(NamedTuple):
 
 
 _REFUSED = (msgspec.ValidationError, msgspec.DecodeError)
+
+
+class Item(Protocol):
+    """A decoded payload as every byte decoder gives it (an SSE item, an NDJSON line, a JSON
+    array element, an event-stream frame's): ``data`` is None for an SSE comment."""
+
+    @property
+    def raw(self) -> RawEvent: ...
+
+    @property
+    def data(self) -> bytes | None: ...
+
+    @property
+    def data_offset(self) -> int: ...
 
 
 class PayloadInterpreter:
@@ -64,8 +77,8 @@ class PayloadInterpreter:
                 return
         self.full(raw, data, data_offset)
 
-    def run(self, items: list[SSEItem], i: int, stop: int, kept: list[RawEvent]) -> int:
-        """Place and read the SSE items ``items[i:stop]`` in order, as ``payload`` reads each,
+    def run(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
+        """Place and read the items ``items[i:stop]`` in order, as ``payload`` reads each,
         in one loop (this is where a whole capture's payloads are read). Returns the index of
         the first item not read: a comment or a payload holding a newline (the builder reads
         those), or the one after a payload that ended the stream or named its dialect (the

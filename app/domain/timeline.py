@@ -12,12 +12,13 @@ it is what live mode and every byte-level reader use, so replay runs the same co
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import orjson
 
 from .dialects import interpreter_for
 from .events import Diagnostic, RawEvent
-from .interpret import PayloadInterpreter
+from .interpret import Item, PayloadInterpreter
 from .sse import DEFAULT_MAX_LINE, SSEDecoder, SSEItem
 from .stream import Source, Stream
 
@@ -122,10 +123,11 @@ class TimelineBuilder:
         elif self._place(raw):
             self.interpreter.payload(raw, payload, data_offset)
 
-    def items(self, items: list[SSEItem]) -> None:
-        """Decoded SSE items in order, each as ``data()`` or ``comment()`` reads it. Runs of
-        common events (under the event cap, one line each, no [DONE] before them) are read by
-        the interpreter in one loop (``PayloadInterpreter.run``); the builder takes the rest."""
+    def items(self, items: Sequence[Item], *, split_lines: bool = True) -> None:
+        """Decoded items in order (SSE items, NDJSON lines, JSON array elements, frames'
+        payloads), each as ``data()`` or ``comment()`` reads it. Runs of common ones (under the
+        event cap, one line each, no [DONE] before them) are read by the interpreter in one
+        loop (``PayloadInterpreter.run``); the builder takes the rest."""
         i, count = 0, len(items)
         while i < count:
             interpreter = self.interpreter
@@ -140,9 +142,9 @@ class TimelineBuilder:
             item = items[i]
             i += 1
             if item.data is None:
-                self.comment(item.raw, item.comment or "")
+                self.comment(item.raw, getattr(item, "comment", None) or "")
             else:
-                self.data(item.raw, item.data, item.data_offset)
+                self.data(item.raw, item.data, item.data_offset, split_lines=split_lines)
 
     def _split_event(self, raw: RawEvent, lines: list[bytes]) -> None:
         """Events separated by a single newline (not spec SSE) arrive as one event whose data

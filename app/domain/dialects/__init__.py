@@ -8,12 +8,11 @@ errors, decide nothing), unless the user names it. Adding a dialect is one modul
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..events import RawEvent
-from ..interpret import PayloadInterpreter
-from ..sse import SSEItem
+from ..interpret import Item, PayloadInterpreter
 from ..stream import Stream
 from .anthropic import ANTHROPIC
 from .base import Dialect
@@ -87,7 +86,7 @@ class Detecting(PayloadInterpreter):
             return
         self.other(raw, value)
 
-    def run(self, items: list[SSEItem], i: int, stop: int, kept: list[RawEvent]) -> int:
+    def run(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
         """One payload at a time: the one that names the dialect hands the stream over."""
         return super().run(items, i, min(stop, i + 1), kept)
 

@@ -7,14 +7,14 @@ classified, errors inside the stream kept with everything before them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..assemble import assemble
 from ..chunks import ChoiceReader
 from ..events import Extra, Meta, Payload, RawEvent, Usage
-from ..interpret import PayloadInterpreter
+from ..interpret import Item, PayloadInterpreter
 from ..payloads import classify
-from ..sse import SSEItem
 from ..stream import Stream
 from ..toolcalls import ChoiceToolCalls
 from .base import Dialect, UsageFields
@@ -54,7 +54,7 @@ class ChatInterpreter(PayloadInterpreter):
             return
         super().payload(raw, data, data_offset)
 
-    def run(self, items: list[SSEItem], i: int, stop: int, kept: list[RawEvent]) -> int:
+    def run(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
         return read_run(self, items, i, stop, kept)
 
     def value(self, raw: RawEvent, value: Any) -> None:

@@ -30,8 +30,10 @@ from ..events import TextDelta
 from .chat_fast import _REFUSED, Int, _decode, _read_choice
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..events import Event, RawEvent
-    from ..sse import SSEItem
+    from ..interpret import Item
     from .chat import ChatInterpreter
 
 
@@ -88,7 +90,7 @@ _ENTRIES_AT = b'"logprobs":{"content":['
 
 
 def read_run(
-    it: ChatInterpreter, items: list[SSEItem], i: int, stop: int, kept: list[RawEvent]
+    it: ChatInterpreter, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]
 ) -> int:
     """Place and read ``items[i:stop]`` (``PayloadInterpreter.run``): runs of common chunks
     here (``_common_run``), every other payload by ``it.payload``."""
@@ -120,12 +122,12 @@ def _entries(chunk: _ScoredChunk, data: bytes) -> bytes | None:
 
 def _common_run(
     it: ChatInterpreter,
-    items: list[SSEItem],
+    items: Sequence[Item],
     i: int,
     stop: int,
     kept: list[RawEvent],
     events: list[Event],
-) -> tuple[int, SSEItem | None]:
+) -> tuple[int, Item | None]:
     """Place and read items from ``i`` while they are common chunks (module docstring), with
     the stream's state in locals. Returns where it stopped and the item it placed but left
     to ``it.payload`` (None: the item at ``i`` is not a one-line payload, or ``stop`` was
