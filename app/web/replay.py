@@ -2,26 +2,62 @@
 
 200 viewers opening one capture would otherwise each encode the whole timeline and compress it
 for the socket (tens of ms of CPU each, and orjson's 4 KiB buffer per result in memory
-meanwhile). The first viewer encodes, the others wait for it (single flight), and the frames
-stay with the cached capture (frames.py).
+meanwhile). The messages are encoded as the first viewer needs them, one batch at a time, and
+kept with the cached capture (frames.py): that viewer gets its first events as soon as their
+batch is encoded, not once the whole capture is, and a stream's summary (the assembled
+completion, which for 100k chunks with logprobs is as large as the events) is encoded after
+its last batch. Viewers that come meanwhile take the batches already encoded and wait for the
+next one at most (single flight, batch by batch).
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..domain.stream import Stream
 from ..settings import Settings
 from ..wire import StreamEncoder, capture_message
 from .frames import Prepared
 from .sources import Loaded
 
 
-@dataclass(frozen=True)
 class EncodedStream:
-    index: int
-    raw_meta: Prepared
-    batches: list[Prepared]
-    summary: Prepared
+    """One stream's ``raw_meta`` (encoded at once: one message), then its ``events`` batches
+    and ``summary``, each encoded the first time a viewer asks for it."""
+
+    def __init__(self, stream: Stream, settings: Settings) -> None:
+        self.index = stream.index
+        encoder = StreamEncoder(stream, settings.event_batch)
+        self.raw_meta = Prepared.of(encoder.raw_meta(0))
+        self._lock = threading.Lock()
+        self._batches: list[Prepared] = []
+        self._pending: Iterator[bytes] | None = encoder.event_messages(0)
+        self._summary: Prepared | None = None
+        self._encoder, self._stall_ms = encoder, settings.stall_ms
+
+    def batches(self) -> Iterator[Prepared]:
+        """Every ``events`` batch in order: those encoded already, then each next one,
+        encoded by whichever viewer needs it first."""
+        taken = 0
+        while True:
+            with self._lock:
+                if taken == len(self._batches):
+                    message = next(self._pending, None) if self._pending is not None else None
+                    if message is None:
+                        self._pending = None
+                        return
+                    self._batches.append(Prepared.of(message))
+                batch = self._batches[taken]
+            taken += 1
+            yield batch
+
+    def summary(self) -> Prepared:
+        with self._lock:
+            if self._summary is None:
+                self._summary = Prepared.of(self._encoder.summary_message(self._stall_ms))
+            return self._summary
 
 
 @dataclass(frozen=True)
@@ -49,15 +85,5 @@ def _encode(loaded: Loaded, settings: Settings) -> EncodedCapture:
         pace_ms=settings.untimed_pace_ms,
         stall_ms=settings.stall_ms,
     )
-    streams = []
-    for stream in capture.streams:
-        encoder = StreamEncoder(stream, settings.event_batch)
-        streams.append(
-            EncodedStream(
-                index=stream.index,
-                raw_meta=Prepared.of(encoder.raw_meta(0)),
-                batches=[Prepared.of(batch) for batch in encoder.event_messages(0)],
-                summary=Prepared.of(encoder.summary_message(settings.stall_ms)),
-            )
-        )
+    streams = [EncodedStream(stream, settings) for stream in capture.streams]
     return EncodedCapture(Prepared.of(header), streams)

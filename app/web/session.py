@@ -9,7 +9,7 @@ pause, seek and speed never wait for the server. Afterwards the session answers
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
@@ -130,13 +130,13 @@ class Session(LiveViewing, RoomViewing):
         first_stream, skip = resume or (0, 0)
         for stream in encoded.streams[first_stream:]:
             self._send(stream.raw_meta)
-            batches: list[str] | list[Prepared] = stream.batches
+            batches: Iterable[str] | Iterable[Prepared] = stream.batches()
             if stream.index == first_stream and skip:
                 source = loaded.capture.streams[stream.index]
-                batches = list(StreamEncoder(source, self.settings.event_batch).events(skip))
+                batches = StreamEncoder(source, self.settings.event_batch).events(skip)
             for batch in batches:
                 self._send(batch)
-            self._send(stream.summary)
+            self._send(stream.summary())
         self._send(encode("end", reason="complete"))
 
     def _serve_requests(self) -> None:

@@ -69,8 +69,8 @@ def document_bytes(loaded: Loaded, settings: Settings, *, raw: bool) -> bytes:
     texts = [encoded.capture.text]
     for stream in encoded.streams:
         texts.append(stream.raw_meta.text)
-        texts.extend(batch.text for batch in stream.batches)
-        texts.append(stream.summary.text)
+        texts.extend(batch.text for batch in stream.batches())
+        texts.append(stream.summary().text)
     texts.append(encode("end", reason="complete"))
     parts = [f'{{"version":{VERSION},"messages":[', ",".join(texts), "]"]
     if raw:
