@@ -57,9 +57,22 @@ class Recording(TimelineBuilder):
 
     seen: list[tuple] = []
 
+    reading_items = False
+
     def data(self, raw, payload, data_offset=0, *, split_lines=True):
-        Recording.seen.append((raw.line, raw.byte, raw.end, bytes(payload)))
+        if not self.reading_items:
+            Recording.seen.append((raw.line, raw.byte, raw.end, bytes(payload)))
         super().data(raw, payload, data_offset, split_lines=split_lines)
+
+    def items(self, items, *, split_lines=True):
+        """Payloads handed over a run at a time (read_jsonl): each as data() would see it."""
+        for item in items:
+            Recording.seen.append((item.raw.line, item.raw.byte, item.raw.end, bytes(item.data)))
+        self.reading_items = True
+        try:
+            super().items(items, split_lines=split_lines)
+        finally:
+            self.reading_items = False
 
 
 def jsonl_reference(data: bytes, monkeypatch) -> list[tuple]:

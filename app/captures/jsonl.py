@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 from ..domain.events import RawEvent
+from ..domain.ndjson import JSONItem
 from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
 from .model import Limits, long_line
 
+RUN = 512  # payloads handed to the builder at once: a few hundred KB held at a time
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
 _TOKENS = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"?|[\[\]{},]')
 
@@ -19,21 +21,29 @@ def read_jsonl(data: bytes, limits: Limits, origin: str = "capture") -> list[Str
         return _read_lines(data, limits, builder)
     line_no, pos, max_line, end = 1, 0, limits.max_line, len(data)
     find = data.find
+    run: list[JSONItem] = []  # read by the builder a run at a time (PayloadInterpreter.run)
     while pos < end:  # the common file: lines ended by "\n" alone, one slice each
         stop = find(b"\n", pos)
         stop = end if stop < 0 else stop
         size = stop + 1 - pos if stop < end else stop - pos
         if size > max_line:  # never copied, never parsed
+            builder.items(run)
+            run = []
             builder.diagnostic(long_line(size, max_line, line_no, pos))
         else:
             body = data[pos:stop]
             if body[:1] == b"{" and body[-1:] == b"}":  # compact: the line is the payload
-                builder.data(RawEvent(-1, line_no, pos, pos + size, None), body, pos)
+                run.append(JSONItem(RawEvent(-1, line_no, pos, pos + size, None), body, pos))
             elif body.strip():  # a bare "data:" is an empty payload, said as such
                 payload, offset = _payload(body)
-                builder.data(RawEvent(-1, line_no, pos, pos + size, None), payload, pos + offset)
+                raw = RawEvent(-1, line_no, pos, pos + size, None)
+                run.append(JSONItem(raw, payload, pos + offset))
+            if len(run) >= RUN:
+                builder.items(run)
+                run = []
         line_no += 1
         pos += size
+    builder.items(run)
     return builder.close()
 
 

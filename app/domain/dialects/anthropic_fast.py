@@ -34,17 +34,33 @@ class _BlockDelta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 def _read(it: AnthropicInterpreter, raw: RawEvent, value: _BlockDelta) -> bool:
     if it.blocks.get(value.index) is None:  # never started: the full reading says so
         return False
-    delta = value.delta
+    delta, events = value.delta, it.stream.events  # it.add, written out: this runs per event
     if delta.type == "text_delta" and delta.text is not None:
         raw.choices = raw.output = True
-        it.add(TextDelta(choice=0, text=delta.text, block=value.index), raw)
+        events.append(
+            TextDelta(
+                seq=len(events),
+                raw=raw.index,
+                t=raw.t,
+                choice=0,
+                text=delta.text,
+                block=value.index,
+            )
+        )
         return True
     if delta.type == "thinking_delta" and delta.thinking is not None:
         raw.choices = raw.reasoning = True
-        reasoning = ReasoningDelta(
-            choice=0, text=delta.thinking, field="thinking", block=value.index
+        events.append(
+            ReasoningDelta(
+                seq=len(events),
+                raw=raw.index,
+                t=raw.t,
+                choice=0,
+                text=delta.thinking,
+                field="thinking",
+                block=value.index,
+            )
         )
-        it.add(reasoning, raw)
         return True
     return False
 

@@ -36,7 +36,12 @@ def _read(it: BedrockInterpreter, raw: RawEvent, value: _BlockDelta) -> bool:
     if raw.event != "contentBlockDelta" or index < 0 or index not in it.blocks:
         return False
     raw.choices = raw.output = True
-    it.add(TextDelta(choice=0, text=value.delta.text, block=index), raw)
+    events = it.stream.events  # it.add, written out: this runs per frame
+    events.append(
+        TextDelta(
+            seq=len(events), raw=raw.index, t=raw.t, choice=0, text=value.delta.text, block=index
+        )
+    )
     return True
 
 

@@ -43,12 +43,25 @@ def _read(it: CohereInterpreter, raw: RawEvent, value: _ContentDelta) -> bool:
     if index < 0 or index not in it.open_blocks:  # the full reading says what is wrong
         return False
     content = value.delta.message.content
+    events, number, t = it.stream.events, raw.index, raw.t  # it.add, written out: per event
     if content.thinking:
         raw.choices = raw.reasoning = True
-        it.add(ReasoningDelta(choice=0, text=content.thinking, field="thinking", block=index), raw)
+        events.append(
+            ReasoningDelta(
+                seq=len(events),
+                raw=number,
+                t=t,
+                choice=0,
+                text=content.thinking,
+                field="thinking",
+                block=index,
+            )
+        )
     if content.text:
         raw.choices = raw.output = True
-        it.add(TextDelta(choice=0, text=content.text, block=index), raw)
+        events.append(
+            TextDelta(seq=len(events), raw=number, t=t, choice=0, text=content.text, block=index)
+        )
     return True
 
 

@@ -53,10 +53,15 @@ def _read(it: CompletionsInterpreter, raw: RawEvent, chunk: _Chunk) -> bool:
         return False
     it.chunks += 1
     raw.choices = True
+    events = it.stream.events  # it.add, written out: this runs per chunk
     for choice in choices:
         if choice.text:
             raw.output = True
-            it.add(TextDelta(choice=choice.index, text=choice.text), raw)
+            events.append(
+                TextDelta(
+                    seq=len(events), raw=raw.index, t=raw.t, choice=choice.index, text=choice.text
+                )
+            )
     return True
 
 

@@ -46,12 +46,17 @@ def _read(it: OllamaInterpreter, raw: RawEvent, line: _Line) -> bool:
         thinking = line.thinking
     else:
         return False  # neither message nor response: not a line
+    events, index, t = it.stream.events, raw.index, raw.t  # it.add, written out: per line
     if thinking:
         raw.choices = raw.reasoning = True
-        it.add(ReasoningDelta(choice=0, text=thinking, field="thinking"), raw)
+        events.append(
+            ReasoningDelta(
+                seq=len(events), raw=index, t=t, choice=0, text=thinking, field="thinking"
+            )
+        )
     if text:
         raw.choices = raw.output = True
-        it.add(TextDelta(choice=0, text=text), raw)
+        events.append(TextDelta(seq=len(events), raw=index, t=t, choice=0, text=text))
     return True
 
 

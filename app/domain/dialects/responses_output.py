@@ -70,7 +70,10 @@ class OutputReader(PayloadInterpreter):
         if text:
             raw.choices = raw.output = True
             self._keep(index, "text", part_index, text)
-            self.add(TextDelta(choice=0, text=text, block=index), raw)
+            events = self.stream.events  # self.add, written out: this runs per delta
+            events.append(
+                TextDelta(seq=len(events), raw=raw.index, t=raw.t, choice=0, text=text, block=index)
+            )
 
     def _refusal(self, raw: RawEvent, index: int, part_index: int, text: str) -> None:
         if text:
