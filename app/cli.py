@@ -11,7 +11,7 @@ from .captures import FORMAT_NAMES, Limits
 from .captures.ingest import ingest
 from .captures.read import readable
 from .domain.dialects import NAMES as DIALECT_NAMES
-from .report import render, render_json
+from .report import render, write_json
 
 EXIT_OK = 0
 EXIT_NO_STREAM = 2
@@ -32,7 +32,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     capture = ingest(data, args.format, Limits(dialect=args.dialect), store=False).capture
     read_any = readable(capture)
     if args.json:
-        sys.stdout.buffer.write(render_json(capture, args.stall_ms))
+        write_json(capture, sys.stdout.buffer.write, args.stall_ms)
     else:
         sys.stdout.write(render(capture, args.file, args.stall_ms))
     return EXIT_OK if read_any else EXIT_NO_STREAM

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from . import jsonout
 from .captures import Capture
 from .domain.events import (
     Finish,
@@ -167,17 +169,28 @@ def _metrics_lines(metrics: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_json(capture: Capture, stall_ms: float = 250.0) -> bytes:
+def json_document(capture: Capture, stall_ms: float = 250.0) -> dict[str, Any]:
     """``inspect --json``: the format, capture diagnostics and every stream's summary."""
-    document = {
+    return {
         "format": capture.format,
         "format_reason": capture.format_reason,
         "compression": capture.compression,
         "diagnostics": [diagnostic_json(d) for d in capture.diagnostics],
         "streams": [summarize(stream, stall_ms) for stream in capture.streams],
     }
+
+
+def render_json(capture: Capture, stall_ms: float = 250.0) -> bytes:
+    """``json_document`` as indented JSON, whole (the API, tests)."""
     # The newline appended by orjson: adding it after would copy the whole output once more.
+    document = json_document(capture, stall_ms)
     return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def write_json(capture: Capture, out: Callable[[bytes], Any], stall_ms: float = 250.0) -> None:
+    """``render_json``'s bytes, to ``out`` in pieces (``inspect --json``: the output is never
+    whole in memory beside the capture, jsonout.py)."""
+    jsonout.write(json_document(capture, stall_ms), out)
 
 
 def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:

@@ -40,7 +40,8 @@ Measures
   kept every parsed logprob entry alive (~3M small objects), so the cyclic GC made most of its
   time and the ratio flattered Streamscope.
 * inspect: what ``streamscope inspect`` does after reading the file, ``read_capture`` then
-  ``report.render`` (readable) or ``report.render_json`` (``--json``), timed as above and
+  ``report.render`` (readable) or ``report.write_json`` to the null device (``--json``: the
+  output written in pieces, as the command writes it), timed as above and
   traced for peak memory in a child each. Target: readable <= 1x ``--json``, in CPU time
   (``time.process_time``, best of max(``--repeat``, 5), the two taking turns: the two differ
   by a few percent, less than what other processes on a shared machine do to wall-clock
@@ -99,7 +100,6 @@ from app.captures import read_capture  # noqa: E402
 from app.domain.assemble import assemble, plain  # noqa: E402
 from app.domain.stream import Source  # noqa: E402
 from app.domain.timeline import SSEFeeder, TimelineBuilder  # noqa: E402
-from app.report import render, render_json  # noqa: E402
 
 OUT = HERE / "out"
 MIB = 1024 * 1024
@@ -189,15 +189,7 @@ def streamscope(data: bytes) -> dict[str, Any]:
     return assemble(cap.streams[0].events)
 
 
-def inspect_json(data: bytes) -> bytes:
-    return render_json(read_capture(data))
-
-
-def inspect_readable(data: bytes) -> str:
-    return render(read_capture(data), "capture")
-
-
-INSPECT = {"json": inspect_json, "readable": inspect_readable}
+INSPECT = {"json": parse_more.inspect_json, "readable": parse_more.inspect_readable}
 PARTS = ("core", "chat", "growth", "dialects", "player")
 
 
@@ -309,7 +301,8 @@ def mem_child_inspect(path: str, what: str, dialect: str | None = None) -> None:
     out = measures[what](data)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    print(json.dumps({"size": len(data), "peak": peak, "output": len(out)}))
+    size = out if isinstance(out, int) else len(out)  # --json says how much it wrote
+    print(json.dumps({"size": len(data), "peak": peak, "output": size}))
 
 
 def mem_child(path: str) -> None:
@@ -436,11 +429,12 @@ def core_rows(args: argparse.Namespace, table: Table, big: Path, small: Path) ->
 
     # ---- inspect: the readable report against --json, runs interleaved (same machine load)
     (json_all, read_all), (json_cpu, read_cpu) = interleaved(
-        [lambda: inspect_json(data), lambda: inspect_readable(data)], max(args.repeat, 5)
+        [lambda: parse_more.inspect_json(data), lambda: parse_more.inspect_readable(data)],
+        max(args.repeat, 5),
     )
     t_json, t_read = min(json_all), min(read_all)
     table.row(
-        "inspect --json: read_capture + render_json",
+        "inspect --json: read_capture + write_json",
         fmt_s(t_json),
         f"floor {fmt_s(t_floor)}",
         f"{t_json / t_floor:.2f}x",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import os
 import subprocess
 import sys
 import time
@@ -24,7 +25,7 @@ import gen_dialects
 from kit.table import Table, fmt_mb, fmt_s
 
 from app.captures import Limits, read_capture
-from app.report import render, render_json
+from app.report import render, render_json, write_json
 from app.settings import load
 from app.web.frames import Prepared
 from app.web.session import Session
@@ -60,8 +61,19 @@ def peak(script: Path, path: Path, what: str, dialect: str | None = None) -> int
     return int(json.loads(proc.stdout.strip().splitlines()[-1])["peak"])
 
 
-def inspect_json(data: bytes) -> bytes:
-    return render_json(read_capture(data))
+def inspect_json(data: bytes) -> int:
+    """What ``streamscope inspect --json`` does after reading the file: its output written,
+    in pieces, to a file (here the null device). Returns how many bytes were written."""
+    written = 0
+    with open(os.devnull, "wb") as sink:
+
+        def out(piece: bytes) -> None:
+            nonlocal written
+            written += len(piece)
+            sink.write(piece)
+
+        write_json(read_capture(data), out)
+    return written
 
 
 def inspect_readable(data: bytes) -> str:
