@@ -12,6 +12,8 @@ joined once, when it ends (sseclient-py rescans its buffer and goes quadratic).
 from __future__ import annotations
 
 import re
+from itertools import accumulate, repeat
+from operator import add, getitem
 
 import msgspec
 
@@ -42,6 +44,25 @@ def _name(name: bytes, names: dict[bytes, str]) -> str | None:
     if len(names) < MAX_NAMES:
         names[name] = event
     return event
+
+
+_AFTER_DATA = slice(6, None)  # the payload of a "data: " line
+
+
+def _data_pairs(lines: list[bytes], i: int, max_line: int) -> int:
+    """How many events from ``lines[i]`` on are a ``data: `` line (under ``max_line``) and a
+    blank line: found with list methods, not a statement per line."""
+    datas, blanks = lines[i::2], lines[i + 1 :: 2]
+    pairs = len(blanks)  # a data line without its blank line yet is not an event
+    nonblank = list(map(bool, blanks))
+    if True in nonblank:
+        pairs = nonblank.index(True)
+    data = list(map(bytes.startswith, datas[:pairs], repeat(b"data: ")))
+    if False in data:
+        pairs = data.index(False)
+    if pairs and max(map(len, datas[:pairs])) > max_line:
+        return 0  # the line-by-line reading says which one is too long
+    return pairs
 
 
 class SSEItem(msgspec.Struct, gc=False):
@@ -225,6 +246,14 @@ class SSEDecoder(LeadingBOM):
         pending, last_id, append = self._ev_byte >= 0, self.last_event_id, out.append
         while i < count:
             line = lines[i]
+            if not pending and line.startswith(b"data: ") and i + 1 < count and not lines[i + 1]:
+                run = _data_pairs(lines, i, max_line)
+                if run:  # a run of one-line data events, read at once (``_pairs``)
+                    self._byte, self._line, self.emitted = byte, lineno, emitted
+                    self._pairs(lines[i : i + 2 * run : 2], t, last_id, out)
+                    byte, lineno, emitted, last = self._byte, self._line, self.emitted, self._last
+                    i += 2 * run
+                    continue
             if not pending and i + 1 < count and len(line) <= max_line:
                 if not lines[i + 1] and line.startswith(b"data:"):
                     value = line[6:] if line.startswith(b"data: ") else line[5:]
@@ -256,6 +285,36 @@ class SSEDecoder(LeadingBOM):
             pending, last_id = self._ev_byte >= 0, self.last_event_id
             i += 1
         self._byte, self._line, self.emitted, self._last = byte, lineno, emitted, last
+
+    def _pairs(
+        self, datas: list[bytes], t: float | None, last_id: str | None, out: list[SSEItem]
+    ) -> None:
+        """``data: <payload>`` lines, each followed by a blank line, with no event pending:
+        one event each, as ``_lines`` reads them one by one, built with ``map`` over the lines
+        (the positions summed by ``accumulate``) instead of a statement per line."""
+        count = len(datas)
+        ends = list(accumulate(map(add, map(len, datas), repeat(2, count)), initial=self._byte))
+        starts = ends[:-1]
+        del ends[0]
+        lineno = self._line
+        raws = list(
+            map(
+                RawEvent,
+                repeat(-1, count),
+                range(lineno, lineno + 2 * count, 2),
+                starts,
+                ends,
+                repeat(t, count),
+                repeat("event", count),
+                repeat(None, count),
+                repeat(last_id, count),
+            )
+        )
+        payloads = map(getitem, datas, repeat(_AFTER_DATA, count))
+        out.extend(map(SSEItem, raws, payloads, repeat(None, count), map(add, starts, repeat(6))))
+        self._byte, self._line = ends[-1], lineno + 2 * count
+        self.emitted += count
+        self._last = raws[-1]
 
     def _skip_overlong(self, term_len: int) -> None:
         size = self._byte_skipped
