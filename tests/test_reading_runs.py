@@ -5,6 +5,8 @@ entries out of a canonical payload on that ground)."""
 from __future__ import annotations
 
 import gc
+import time
+from typing import Any
 import threading
 
 import msgspec
@@ -15,6 +17,8 @@ from hypothesis import strategies as st
 from app.captures import read_capture
 from app.domain import collector
 from app.domain.dialects import chat_run
+
+from .test_fast_paths import _decode
 
 JSON_VALUES = st.recursive(
     st.none()
@@ -94,3 +98,62 @@ def test_overlapping_pauses_end_with_the_last() -> None:
     thread.join(5)
     assert states == [False, True]
     assert gc.isenabled()
+
+
+def test_runs_of_data_events_read_in_linear_time_whatever_breaks_them() -> None:
+    """Data events broken up by other lines (a comment after each, an event line after
+    seven) must not make the decoder look ahead over the rest of the block for every event
+    (quadratic): four times the events cost about four times as much (at most eight)."""
+    from app.domain import sse
+
+    def cost(data: bytes) -> float:
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            items = sse.SSEDecoder().feed(data)
+            best = min(best, time.process_time() - start)
+        assert items
+        return best
+
+    for piece in (b"data: x\n\n: c\n", b"data: x\n\n" * 7 + b"event: e\ndata: y\n\n"):
+        small, large = cost(piece * 4000), cost(piece * 16000)
+        assert large / small < 8, (piece, small, large)
+
+
+RUN_PIECES = st.sampled_from(
+    [
+        b"event: ping\ndata: {}\n\n",
+        b'event: delta\ndata: {"t":"a"}\n\n',
+        b'event: delta\ndata: {"t":"bb"}\n\n',
+        b"data: {}\n\n",
+        b'data: {"t":"c"}\n\n',
+        b"data:{}\n\n",
+        b"event: delta\ndata:{}\n\n",
+        b": c\n",
+        b"id: 9\n",
+        b"\n",
+        b"event: delta\n",
+        b"data: " + b"x" * 40 + b"\n\n",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(RUN_PIECES, min_size=1, max_size=60).map(b"".join), st.integers(1, 3))
+def test_runs_of_events_read_as_line_by_line(data: bytes, reads: int) -> None:
+    """Long runs of data events and of named events (sse_runs.py) give the items and
+    diagnostics that reading each line on its own gives."""
+    from app.domain import sse
+
+    fast = _decode(data, reads)
+
+    def line_by_line(self: Any, lines: list[bytes], t: float | None, out: list[Any]) -> None:
+        for line in lines:
+            self._process_line(line, 1, t, out)
+
+    saved = sse.SSEDecoder._lines
+    sse.SSEDecoder._lines = line_by_line  # type: ignore[method-assign]
+    try:
+        assert fast == _decode(data, reads)
+    finally:
+        sse.SSEDecoder._lines = saved

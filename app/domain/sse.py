@@ -12,12 +12,17 @@ joined once, when it ends (sseclient-py rescans its buffer and goes quadratic).
 from __future__ import annotations
 
 import re
-from itertools import accumulate, repeat
-from operator import add, getitem
-
-import msgspec
 
 from .events import Diagnostic, RawEvent
+from .sse_runs import (
+    FIRST_WINDOW,
+    MAX_WINDOW,
+    SSEItem,
+    data_pairs,
+    event_triples,
+    read_pairs,
+    read_triples,
+)
 
 DEFAULT_MAX_LINE = 16 * 1024 * 1024
 MAX_NAMES = 256
@@ -44,34 +49,6 @@ def _name(name: bytes, names: dict[bytes, str]) -> str | None:
     if len(names) < MAX_NAMES:
         names[name] = event
     return event
-
-
-_AFTER_DATA = slice(6, None)  # the payload of a "data: " line
-
-
-def _data_pairs(lines: list[bytes], i: int, max_line: int) -> int:
-    """How many events from ``lines[i]`` on are a ``data: `` line (under ``max_line``) and a
-    blank line: found with list methods, not a statement per line."""
-    datas, blanks = lines[i::2], lines[i + 1 :: 2]
-    pairs = len(blanks)  # a data line without its blank line yet is not an event
-    nonblank = list(map(bool, blanks))
-    if True in nonblank:
-        pairs = nonblank.index(True)
-    data = list(map(bytes.startswith, datas[:pairs], repeat(b"data: ")))
-    if False in data:
-        pairs = data.index(False)
-    if pairs and max(map(len, datas[:pairs])) > max_line:
-        return 0  # the line-by-line reading says which one is too long
-    return pairs
-
-
-class SSEItem(msgspec.Struct, gc=False):
-    """A dispatched SSE event (``data`` set) or a comment line (``comment`` set)."""
-
-    raw: RawEvent
-    data: bytes | None = None
-    comment: str | None = None
-    data_offset: int = 0  # byte offset of the first data value, for error positions
 
 
 class LeadingBOM:
@@ -119,6 +96,7 @@ class SSEDecoder(LeadingBOM):
         self._cr_pending = False
         self._held: list[SSEItem] = []
         self._names: dict[bytes, str] = {}  # event names decoded so far
+        self._window = FIRST_WINDOW  # events looked at for a run of data events (_lines)
         self._last: RawEvent | None = None
         self._reset_event()
         self.last_event_id: str | None = None
@@ -244,15 +222,15 @@ class SSEDecoder(LeadingBOM):
         count, i, max_line, names = len(lines), 0, self.max_line, self._names
         byte, lineno, emitted, last = self._byte, self._line, self.emitted, self._last
         pending, last_id, append = self._ev_byte >= 0, self.last_event_id, out.append
+        window = self._window  # kept from block to block: a stream's events are alike
         while i < count:
             line = lines[i]
-            if not pending and line.startswith(b"data: ") and i + 1 < count and not lines[i + 1]:
-                run = _data_pairs(lines, i, max_line)
-                if run:  # a run of one-line data events, read at once (``_pairs``)
-                    self._byte, self._line, self.emitted = byte, lineno, emitted
-                    self._pairs(lines[i : i + 2 * run : 2], t, last_id, out)
+            if not pending and i + 1 < count and (line[:6] == b"data: " or line[:7] == b"event: "):
+                self._byte, self._line, self.emitted, self._last = byte, lineno, emitted, last
+                run, window = self._run(lines, i, t, last_id, window, out)
+                if run:  # a run of the commonest events, read at once (sse_runs.py)
+                    i += run
                     byte, lineno, emitted, last = self._byte, self._line, self.emitted, self._last
-                    i += 2 * run
                     continue
             if not pending and i + 1 < count and len(line) <= max_line:
                 if not lines[i + 1] and line.startswith(b"data:"):
@@ -285,36 +263,41 @@ class SSEDecoder(LeadingBOM):
             pending, last_id = self._ev_byte >= 0, self.last_event_id
             i += 1
         self._byte, self._line, self.emitted, self._last = byte, lineno, emitted, last
+        self._window = window
 
-    def _pairs(
-        self, datas: list[bytes], t: float | None, last_id: str | None, out: list[SSEItem]
-    ) -> None:
-        """``data: <payload>`` lines, each followed by a blank line, with no event pending:
-        one event each, as ``_lines`` reads them one by one, built with ``map`` over the lines
-        (the positions summed by ``accumulate``) instead of a statement per line."""
-        count = len(datas)
-        ends = list(accumulate(map(add, map(len, datas), repeat(2, count)), initial=self._byte))
-        starts = ends[:-1]
-        del ends[0]
-        lineno = self._line
-        raws = list(
-            map(
-                RawEvent,
-                repeat(-1, count),
-                range(lineno, lineno + 2 * count, 2),
-                starts,
-                ends,
-                repeat(t, count),
-                repeat("event", count),
-                repeat(None, count),
-                repeat(last_id, count),
-            )
-        )
-        payloads = map(getitem, datas, repeat(_AFTER_DATA, count))
-        out.extend(map(SSEItem, raws, payloads, repeat(None, count), map(add, starts, repeat(6))))
-        self._byte, self._line = ends[-1], lineno + 2 * count
-        self.emitted += count
-        self._last = raws[-1]
+    def _run(
+        self,
+        lines: list[bytes],
+        i: int,
+        t: float | None,
+        last_id: str | None,
+        window: int,
+        out: list[SSEItem],
+    ) -> tuple[int, int]:
+        """A run of data events, or of named ones, from ``lines[i]`` (sse_runs.py): how many
+        lines it took, and the window for the next one."""
+        data = lines[i].startswith(b"data: ")
+        if data:
+            events = data_pairs(lines, i, self.max_line, window)
+        else:
+            events = event_triples(lines, i, self.max_line, window, self._names)
+        per = 2 if data else 3
+        if events == window:
+            window = min(2 * window, MAX_WINDOW)
+        elif i + per * (events + 1) <= len(lines):  # another kind of line broke the run
+            window = FIRST_WINDOW
+        if not events:
+            return 0, window
+        stop = i + per * events
+        if data:
+            items, end = read_pairs(lines[i:stop:2], self._byte, self._line, t, last_id)
+        else:
+            found = lines[i:stop:3], lines[i + 1 : stop : 3]
+            items, end = read_triples(*found, self._names, self._byte, self._line, t, last_id)
+        out.extend(items)
+        self._byte, self._line, self._last = end, self._line + per * events, items[-1].raw
+        self.emitted += events
+        return per * events, window
 
     def _skip_overlong(self, term_len: int) -> None:
         size = self._byte_skipped

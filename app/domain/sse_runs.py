@@ -1,0 +1,133 @@
+"""Runs of the commonest SSE events read at once (sse.py's ``_lines`` hands them here).
+
+A stream's events are mostly of one form: a ``data:`` line then a blank line (chat
+completions), or an ``event:`` line, a ``data:`` line and a blank line (Anthropic, Responses,
+Cohere). A run of them, with no event pending, is found with list methods (``data_pairs``,
+``event_triples``) and read with ``map`` over its lines, the positions summed by
+``accumulate``: the items are exactly those that reading the lines one by one gives
+(tests/test_fast_paths.py), without a Python statement per line.
+
+Each finder looks at most ``window`` events ahead; the decoder doubles the window while runs
+fill it and starts small again after a run another line broke, so the lines looked at stay
+within a small multiple of those read, whatever the mix (tests/test_reading_runs.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import accumulate, repeat
+from operator import add, itemgetter
+
+import msgspec
+
+from .events import RawEvent
+
+FIRST_WINDOW, MAX_WINDOW = 4, 4096
+_DATA, _EVENT = b"data: ", b"event: "
+# A line's value: what follows "data: " or "event: " (bytes in, bytes out).
+_after_data: Callable[[bytes], bytes] = itemgetter(slice(len(_DATA), None))
+_after_event: Callable[[bytes], bytes] = itemgetter(slice(len(_EVENT), None))
+
+
+class SSEItem(msgspec.Struct, gc=False):
+    """A dispatched SSE event (``data`` set) or a comment line (``comment`` set)."""
+
+    raw: RawEvent
+    data: bytes | None = None
+    comment: str | None = None
+    data_offset: int = 0  # byte offset of the first data value, for error positions
+
+
+def _first(flags: list[bool], value: bool, count: int) -> int:
+    """The index of the first ``value`` in ``flags``, or ``count``."""
+    return flags.index(value) if value in flags else count
+
+
+def data_pairs(lines: list[bytes], i: int, max_line: int, window: int) -> int:
+    """How many of the next ``window`` events from ``lines[i]`` are a ``data: `` line
+    (under ``max_line``) and a blank line."""
+    stop = i + 2 * window
+    datas, blanks = lines[i:stop:2], lines[i + 1 : stop : 2]
+    count = _first(list(map(bool, blanks)), True, len(blanks))
+    count = _first(list(map(bytes.startswith, datas[:count], repeat(_DATA))), False, count)
+    if count and max(map(len, datas[:count])) > max_line:
+        return 0  # the line-by-line reading says which one is too long
+    return count
+
+
+def event_triples(
+    lines: list[bytes], i: int, max_line: int, window: int, names: dict[bytes, str]
+) -> int:
+    """How many of the next ``window`` events from ``lines[i]`` are an ``event: `` line whose
+    name was decoded before (``names``), a ``data: `` line (under ``max_line``) and a blank
+    line."""
+    stop = i + 3 * window
+    events, datas, blanks = lines[i:stop:3], lines[i + 1 : stop : 3], lines[i + 2 : stop : 3]
+    count = _first(list(map(bool, blanks)), True, len(blanks))
+    count = _first(list(map(bytes.startswith, events[:count], repeat(_EVENT))), False, count)
+    count = _first(list(map(bytes.startswith, datas[:count], repeat(_DATA))), False, count)
+    known = list(map(names.__contains__, map(_after_event, events[:count])))
+    count = _first(known, False, count)
+    if count and max(map(len, datas[:count])) > max_line:
+        return 0
+    return count
+
+
+def read_pairs(
+    datas: list[bytes], byte: int, line: int, t: float | None, last_id: str | None
+) -> tuple[list[SSEItem], int]:
+    """The items of ``data: `` lines each followed by a blank line, from ``byte`` and ``line``
+    on, and the byte after the last one."""
+    count = len(datas)
+    ends = list(accumulate(map(add, map(len, datas), repeat(2, count)), initial=byte))
+    starts = ends[:-1]
+    raws = list(
+        map(
+            RawEvent,
+            repeat(-1, count),
+            range(line, line + 2 * count, 2),
+            starts,
+            ends[1:],
+            repeat(t, count),
+            repeat("event", count),
+            repeat(None, count),
+            repeat(last_id, count),
+        )
+    )
+    payloads = map(_after_data, datas)
+    offsets = map(add, starts, repeat(len(_DATA)))
+    return list(map(SSEItem, raws, payloads, repeat(None, count), offsets)), ends[-1]
+
+
+def read_triples(
+    events: list[bytes],
+    datas: list[bytes],
+    names: dict[bytes, str],
+    byte: int,
+    line: int,
+    t: float | None,
+    last_id: str | None,
+) -> tuple[list[SSEItem], int]:
+    """The items of ``event: `` and ``data: `` lines each followed by a blank line, from
+    ``byte`` and ``line`` on, and the byte after the last one."""
+    count = len(events)
+    event_sizes = list(map(len, events))
+    sizes = map(add, map(add, event_sizes, map(len, datas)), repeat(3, count))
+    ends = list(accumulate(sizes, initial=byte))
+    starts = ends[:-1]
+    raws = list(
+        map(
+            RawEvent,
+            repeat(-1, count),
+            range(line, line + 3 * count, 3),
+            starts,
+            ends[1:],
+            repeat(t, count),
+            repeat("event", count),
+            map(names.__getitem__, map(_after_event, events)),
+            repeat(last_id, count),
+        )
+    )
+    payloads = map(_after_data, datas)
+    offsets = map(add, map(add, starts, event_sizes), repeat(1 + len(_DATA)))
+    return list(map(SSEItem, raws, payloads, repeat(None, count), offsets)), ends[-1]
