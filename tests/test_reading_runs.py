@@ -5,9 +5,9 @@ entries out of a canonical payload on that ground)."""
 from __future__ import annotations
 
 import gc
+import threading
 import time
 from typing import Any
-import threading
 
 import msgspec
 import orjson
