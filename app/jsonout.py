@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 SLICE = 256  # list items per orjson call
-FLUSH = 1024 * 1024  # bytes gathered before a write
+FLUSH = 64 * 1024  # bytes gathered before a write
 _INDENT = orjson.OPT_INDENT_2
 
 
