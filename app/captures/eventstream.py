@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import orjson
 
-from ..domain.body import EventStreamFeeder, frame_data
+from ..domain.body import EventStreamFeeder
 from ..domain.eventstream import PRELUDE, EventStreamDecoder, Frame, is_eventstream
 from ..domain.eventstream_format import encode_frame, encode_header, parse_headers
 from ..domain.stream import Source, Stream
@@ -33,7 +33,7 @@ def frame_payload(frame: bytes) -> bytes:
     found = next((item for item in items if isinstance(item, Frame)), None)
     if found is None:
         return b""
-    data = frame_data(found)
+    data = found.data
     if found.raw.event in (None, "error"):
         return data
     return b"{" + orjson.dumps(found.raw.event) + b":" + data + b"}"

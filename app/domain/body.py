@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TypeVar
-
-import orjson
+from collections.abc import Sequence
+from typing import cast
 
 from .bodykind import Sniffer, kind_of
 from .events import Diagnostic, RawEvent
 from .eventstream import DEFAULT_MAX_FRAME, EventStreamDecoder, Frame
+from .interpret import Item
 from .jsonarray import JSONArrayDecoder
 from .ndjson import JSONItem, NDJSONDecoder
 from .sse import DEFAULT_MAX_LINE
 from .stream import Stream
 from .timeline import FEED_BLOCK, SSEFeeder, TimelineBuilder
-
-T = TypeVar("T")
 
 EVENTSTREAM_TYPE = "application/vnd.amazon.eventstream"
 # A body's kind -> how its stream's raw events hold their payloads (Stream.container).
@@ -125,7 +122,7 @@ class JSONFeeder:
         return self.builder.close()
 
     def _take(self, items: list[JSONItem | Diagnostic], t: float | None) -> None:
-        _in_runs(self.builder, items, t, lambda item: item)
+        _in_runs(self.builder, items, t)
 
 
 class EventStreamFeeder:
@@ -160,39 +157,24 @@ class EventStreamFeeder:
         return self.builder.close()
 
     def _take(self, items: list[Frame | Diagnostic], t: float | None) -> None:
-        _in_runs(
-            self.builder,
-            items,
-            t,
-            lambda frame: JSONItem(frame.raw, frame_data(frame), frame.payload_offset),
-        )
+        _in_runs(self.builder, items, t)
 
 
 def _in_runs(
-    builder: TimelineBuilder,
-    items: Sequence[T | Diagnostic],
-    t: float | None,
-    payload: Callable[[T], JSONItem],
+    builder: TimelineBuilder, items: Sequence[JSONItem | Frame | Diagnostic], t: float | None
 ) -> None:
     """The payloads between two diagnostics go to the builder as one run (``items``), each
     diagnostic in its place. None of them is split at newlines: an NDJSON line holds none, and
     an array element's or a frame's are its own."""
-    run: list[JSONItem] = []
+    if Diagnostic not in set(map(type, items)):  # the common read: payloads only
+        builder.items(cast("Sequence[Item]", items), split_lines=False)
+        return
+    run: list[JSONItem | Frame] = []
     for item in items:
         if isinstance(item, Diagnostic):
             builder.items(run, split_lines=False)
             run = []
             builder.diagnostic(item, t)
         else:
-            run.append(payload(item))
+            run.append(item)
     builder.items(run, split_lines=False)
-
-
-def frame_data(frame: Frame) -> bytes:
-    """What a frame says: its payload, or for an error frame without one, its error headers
-    as an in-stream error object, ``{"error": {"code", "message"}}``."""
-    if frame.message_type != "error" or frame.payload.strip():
-        return frame.payload
-    code, message = frame.headers.get(":error-code"), frame.headers.get(":error-message")
-    error = {"code": code if isinstance(code, str) else None, "message": str(message or code or "")}
-    return orjson.dumps({"error": error})

@@ -24,6 +24,8 @@ import struct
 import zlib
 from dataclasses import dataclass
 
+import orjson
+
 from .events import Diagnostic, RawEvent, Severity
 from .eventstream_format import HeaderValue, parse_headers
 
@@ -49,6 +51,22 @@ class Frame:
     payload: bytes
     payload_offset: int
     message_type: str  # event, exception or error
+
+    @property
+    def data(self) -> bytes:
+        """What the frame says: its payload, or for an error frame without one, its error
+        headers as an in-stream error object, ``{"error": {"code", "message"}}``."""
+        if self.message_type != "error" or self.payload.strip():
+            return self.payload
+        code, message = self.headers.get(":error-code"), self.headers.get(":error-message")
+        text = str(message or code or "")
+        return orjson.dumps(
+            {"error": {"code": code if isinstance(code, str) else None, "message": text}}
+        )
+
+    @property
+    def data_offset(self) -> int:
+        return self.payload_offset
 
 
 @dataclass(frozen=True, slots=True)
