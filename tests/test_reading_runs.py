@@ -7,7 +7,6 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from typing import Any
 
 import msgspec
 import orjson
@@ -18,7 +17,7 @@ from app.captures import read_capture
 from app.domain import collector
 from app.domain.dialects import chat_run
 
-from .test_fast_paths import _decode
+from .test_fast_paths import _decode, _decode_line_by_line
 
 JSON_VALUES = st.recursive(
     st.none()
@@ -143,17 +142,4 @@ RUN_PIECES = st.sampled_from(
 def test_runs_of_events_read_as_line_by_line(data: bytes, reads: int) -> None:
     """Long runs of data events and of named events (sse_runs.py) give the items and
     diagnostics that reading each line on its own gives."""
-    from app.domain import sse
-
-    fast = _decode(data, reads)
-
-    def line_by_line(self: Any, lines: list[bytes], t: float | None, out: list[Any]) -> None:
-        for line in lines:
-            self._process_line(line, 1, t, out)
-
-    saved = sse.SSEDecoder._lines
-    sse.SSEDecoder._lines = line_by_line  # type: ignore[method-assign]
-    try:
-        assert fast == _decode(data, reads)
-    finally:
-        sse.SSEDecoder._lines = saved
+    assert _decode(data, reads) == _decode_line_by_line(data, reads)

@@ -66,15 +66,13 @@ class PayloadInterpreter:
     # ------------------------------------------------------------------ entry points
     def payload(self, raw: RawEvent, data: bytes | str, data_offset: int = 0) -> None:
         """Read one event's data: ``[DONE]``, a JSON value, or something unreadable (said)."""
-        fast = self.fast
-        if fast is not None and type(data) is bytes and not self.done and raw.event != "error":
-            try:
-                shape = fast.decode(data)
-            except _REFUSED:
-                shape = None
-            if shape is not None and fast.read(self, raw, shape):
-                self.text = data
-                return
+        if (
+            isinstance(data, bytes)
+            and not self.done
+            and raw.event != "error"
+            and self._fast_read(raw, data)
+        ):
+            return
         self.full(raw, data, data_offset)
 
     def run(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
@@ -83,7 +81,6 @@ class PayloadInterpreter:
         the first item not read: a comment or a payload holding a newline (the builder reads
         those), or the one after a payload that ended the stream or named its dialect (the
         builder decides what follows)."""
-        fast = self.fast
         while i < stop and not self.done:
             item = items[i]
             data = item.data
@@ -93,18 +90,24 @@ class PayloadInterpreter:
             raw.index = len(kept)
             kept.append(raw)
             i += 1
-            if fast is None or raw.event == "error":
-                self.payload(raw, data, item.data_offset)
-                continue
-            try:
-                shape = fast.decode(data)
-            except _REFUSED:
-                shape = None
-            if shape is not None and fast.read(self, raw, shape):
-                self.text = data
-            else:
+            if raw.event == "error" or not self._fast_read(raw, data):
                 self.full(raw, data, item.data_offset)
         return i
+
+    def _fast_read(self, raw: RawEvent, data: bytes) -> bool:
+        """The dialect's fast path (``fast``), when it takes the payload; False, with nothing
+        recorded, when there is none or it declines."""
+        fast = self.fast
+        if fast is None:
+            return False
+        try:
+            shape = fast.decode(data)
+        except _REFUSED:
+            return False
+        if not fast.read(self, raw, shape):
+            return False
+        self.text = data
+        return True
 
     def full(self, raw: RawEvent, data: bytes | str, data_offset: int = 0) -> None:
         """``payload`` without a fast path: orjson, else the lenient decoder."""

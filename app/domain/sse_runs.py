@@ -14,7 +14,7 @@ within a small multiple of those read, whatever the mix (tests/test_reading_runs
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import accumulate, repeat
 from operator import add, itemgetter
 
@@ -80,23 +80,9 @@ def read_pairs(
     on, and the byte after the last one."""
     count = len(datas)
     ends = list(accumulate(map(add, map(len, datas), repeat(2, count)), initial=byte))
-    starts = ends[:-1]
-    raws = list(
-        map(
-            RawEvent,
-            repeat(-1, count),
-            range(line, line + 2 * count, 2),
-            starts,
-            ends[1:],
-            repeat(t, count),
-            repeat("event", count),
-            repeat(None, count),
-            repeat(last_id, count),
-        )
-    )
-    payloads = map(_after_data, datas)
-    offsets = map(add, starts, repeat(len(_DATA)))
-    return list(map(SSEItem, raws, payloads, repeat(None, count), offsets)), ends[-1]
+    offsets = map(add, ends, repeat(len(_DATA)))  # from each start (ends[:-1]) on
+    names = repeat(None, count)
+    return _items(datas, ends, range(line, line + 2 * count, 2), names, offsets, t, last_id)
 
 
 def read_triples(
@@ -114,20 +100,33 @@ def read_triples(
     event_sizes = list(map(len, events))
     sizes = map(add, map(add, event_sizes, map(len, datas)), repeat(3, count))
     ends = list(accumulate(sizes, initial=byte))
-    starts = ends[:-1]
-    raws = list(
-        map(
-            RawEvent,
-            repeat(-1, count),
-            range(line, line + 3 * count, 3),
-            starts,
-            ends[1:],
-            repeat(t, count),
-            repeat("event", count),
-            map(names.__getitem__, map(_after_event, events)),
-            repeat(last_id, count),
-        )
+    offsets = map(add, map(add, ends, event_sizes), repeat(1 + len(_DATA)))
+    named = map(names.__getitem__, map(_after_event, events))
+    return _items(datas, ends, range(line, line + 3 * count, 3), named, offsets, t, last_id)
+
+
+def _items(
+    datas: list[bytes],
+    ends: list[int],
+    lines: range,
+    names: Iterator[str | None],
+    offsets: Iterator[int],
+    t: float | None,
+    last_id: str | None,
+) -> tuple[list[SSEItem], int]:
+    """One raw event and item per data line: ``ends`` are the events' bounds (the first
+    event's start, then each one's end), ``offsets`` where each payload starts."""
+    count = len(datas)
+    raws = map(
+        RawEvent,
+        repeat(-1, count),
+        lines,
+        ends[:-1],
+        ends[1:],
+        repeat(t, count),
+        repeat("event", count),
+        names,
+        repeat(last_id, count),
     )
     payloads = map(_after_data, datas)
-    offsets = map(add, map(add, starts, event_sizes), repeat(1 + len(_DATA)))
     return list(map(SSEItem, raws, payloads, repeat(None, count), offsets)), ends[-1]
