@@ -202,7 +202,7 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
     for diag in capture.diagnostics:
         out.append(f"  [{diag.severity}] {diag.code}: {diag.message}")
     for stream in capture.streams:
-        summary = summarize(stream, stall_ms, with_normalized=False)
+        summary = summarize(stream, stall_ms, with_normalized=False, with_logprobs=False)
         metas: list[Meta] = []
         outputs = _outputs(stream, metas)
         response_id, model = identity_of(metas)

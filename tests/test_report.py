@@ -90,3 +90,24 @@ def test_the_readable_report_reads_every_dialect():
             assert line in text, (name, line)
         for call in want["tool_calls"]:
             assert f": {call['name']} (id {call['id'] or 'unknown'})" in text, (name, call)
+
+
+def test_the_readable_report_is_the_same_without_assembling_logprobs(monkeypatch):
+    """It prints no logprob, so it assembles none (summarize's ``with_logprobs``): every
+    capture with logprobs reads the same as when they are assembled."""
+    from app import report
+    from app.domain import summary
+
+    names = ["openai-gpt4o-content-logprobs.sse", "openai-gpt4o-refusal-logprobs.sse"]
+    for name in names:
+        capture = read_capture(corpus(name))
+        fast = render(capture, name)
+        whole = summary.summarize
+
+        def with_logprobs(*args, **kwargs):
+            kwargs["with_logprobs"] = True
+            return whole(*args, **kwargs)
+
+        monkeypatch.setattr(report, "summarize", with_logprobs)
+        assert render(capture, name) == fast
+        monkeypatch.undo()

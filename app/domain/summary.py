@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from .dialects import CHAT, by_name
 from .dialects.base import Dialect
-from .events import Diagnostic, Event, Meta, Payload, StreamError, ToolCallEnd
+from .events import Diagnostic, Event, Logprobs, Meta, Payload, StreamError, ToolCallEnd
 from .metrics import DEFAULT_STALL_MS, compute
 from .normalize import normalized
 from .stream import Stream
@@ -54,16 +54,24 @@ def identity_of(events: Iterable[Event]) -> tuple[Any, Any]:
 
 
 def summarize(
-    stream: Stream, stall_ms: float = DEFAULT_STALL_MS, *, with_normalized: bool = True
+    stream: Stream,
+    stall_ms: float = DEFAULT_STALL_MS,
+    *,
+    with_normalized: bool = True,
+    with_logprobs: bool = True,
 ) -> dict[str, Any]:
     """``completion`` is the dialect's own final object (for chat completions, a
     ``chat.completion`` with logprobs as fragments: serialise with orjson); ``normalized`` the
-    same shape for every dialect (normalize.py), left out when ``with_normalized`` is false
-    (the readable report does not print it)."""
+    same shape for every dialect (normalize.py). The readable report prints neither the
+    normalized outputs nor logprobs: ``with_normalized`` false leaves the first out,
+    ``with_logprobs`` false the completion's logprobs."""
     dialect = dialect_of(stream)
-    completion = dialect.assemble(stream.events)
     # The kinds of event the stream holds: a list of a kind it has none of costs no pass.
     present = set(map(type, stream.events))
+    events = stream.events
+    if not with_logprobs and Logprobs in present:
+        events = [e for e in events if type(e) is not Logprobs]
+    completion = dialect.assemble(events)
     errors = [
         {"message": e.message, "code": e.code, "error": e.error, "t": e.t, "raw": e.raw}
         for e in _of(stream, present, StreamError)
