@@ -98,16 +98,16 @@ def test_the_readable_report_is_the_same_without_assembling_logprobs(monkeypatch
     from app import report
     from app.domain import summary
 
+    whole = summary.summarize
+
+    def with_logprobs(*args, **kwargs):
+        kwargs["with_logprobs"] = True
+        return whole(*args, **kwargs)
+
     names = ["openai-gpt4o-content-logprobs.sse", "openai-gpt4o-refusal-logprobs.sse"]
     for name in names:
         capture = read_capture(corpus(name))
         fast = render(capture, name)
-        whole = summary.summarize
-
-        def with_logprobs(*args, **kwargs):
-            kwargs["with_logprobs"] = True
-            return whole(*args, **kwargs)
-
         monkeypatch.setattr(report, "summarize", with_logprobs)
         assert render(capture, name) == fast
         monkeypatch.undo()
