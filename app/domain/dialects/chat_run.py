@@ -7,13 +7,13 @@ reasoning delta, the stream's identity, and
 
 * without logprobs, decoded by msgspec into chat_fast.py's typed structures (what they
   accept, orjson reads too, with the same values);
-* with logprobs, decoded by msgspec into the typed structures below, and only when the
-  payload is exactly what msgspec writes back for them (``_canonical``): compact, keys in
-  the order OpenAI sends them, nothing sent twice. Such a payload is read by orjson to the
-  same values (and orjson writes those values as msgspec does: tests/test_fast_paths.py
-  checks it), so its logprob entries, sliced out of the payload, are the very text
-  ``orjson.dumps`` gives for them, as the full reading keeps them (chunks.py). The typed
-  structures bound the depth, so no depth scan is needed either.
+* with logprobs, decoded by msgspec into the typed structures below; a chunk with logprob
+  entries only when the payload is exactly what msgspec writes back for them (``_entries``):
+  compact, keys in the order OpenAI sends them, nothing sent twice, logprobs under 1e16 in
+  size. Such a payload is read by orjson to the same values, and orjson writes those values
+  as msgspec does (tests/test_reading_runs.py), so its logprob entries, sliced out of the
+  payload, are the very text ``orjson.dumps`` gives for them, as the full reading keeps them
+  (chunks.py). The typed structures bound the depth, so no depth scan is needed either.
 
 Every other payload is read by ``it.payload`` (chat_fast.py's one-step reading, else the full
 reading), as when read alone.
