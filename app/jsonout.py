@@ -4,8 +4,9 @@
 chunks with logprobs, every logprob entry (as large as the events that carried them). Built
 whole, the output would sit in memory beside the timeline it came from. Here objects are
 written key by key and long lists a slice at a time, each piece by orjson, so what is held at
-once is one slice's text (docs/performance.md). Values orjson writes on one line (strings,
-numbers, fragments) are written as they are; a piece that spans lines is indented to its depth.
+once is one slice's text (docs/performance.md), and long strings a part at a time. Values
+orjson writes on one line (strings, numbers, fragments) are written as they are; a piece that
+spans lines is indented to its depth.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import orjson
 
 SLICE = 256  # list items per orjson call
+TEXT = 16 * 1024  # characters of a long string per orjson call
 FLUSH = 64 * 1024  # bytes gathered before a write
 _INDENT = orjson.OPT_INDENT_2
 
@@ -49,6 +51,13 @@ def pieces(value: Any, depth: int = 0) -> Iterator[bytes]:
             yield from pieces(item, depth + 1)
             yield b",\n" if number < len(value) - 1 else b"\n"
         yield b"  " * depth + b"]"
+    elif isinstance(value, str) and len(value) > TEXT:
+        # A long text a part at a time: escaping is per character, so the parts' escapes
+        # joined are the whole one's (orjson sizes its buffer for the worst case of each).
+        yield b'"'
+        for start in range(0, len(value), TEXT):
+            yield orjson.dumps(value[start : start + TEXT])[1:-1]
+        yield b'"'
     else:
         text = orjson.dumps(value, option=_INDENT)
         yield _deeper(text, depth) if b"\n" in text else text
@@ -74,6 +83,11 @@ def write(value: Any, out: Callable[[bytes], Any]) -> None:
     gathered: list[bytes] = []
     size = 0
     for piece in pieces(value):
+        if len(piece) >= FLUSH:  # a long text: written as it is, not copied into a join
+            out(b"".join(gathered))
+            out(piece)
+            gathered, size = [], 0
+            continue
         gathered.append(piece)
         size += len(piece)
         if size >= FLUSH:

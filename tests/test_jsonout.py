@@ -23,6 +23,7 @@ VALUES = st.recursive(
     | st.integers(-(2**63), 2**63 - 1)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text()
+    | st.text(alphabet=st.sampled_from('a"\\\n\x01é\u2028😀<'), min_size=3)
     | st.sampled_from([b"[1,2]", b'{"a":"b"}', b"3"]).map(orjson.Fragment),
     lambda inner: st.lists(inner, max_size=12) | st.dictionaries(st.text(), inner, max_size=4),
     max_leaves=40,
@@ -32,12 +33,12 @@ VALUES = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(VALUES)
 def test_pieces_join_to_what_orjson_writes(value: Any) -> None:
-    saved = jsonout.SLICE
-    jsonout.SLICE = 3  # long lists, a slice at a time, even among these small ones
+    saved = jsonout.SLICE, jsonout.TEXT
+    jsonout.SLICE, jsonout.TEXT = 3, 2  # long lists and texts in parts, even these small ones
     try:
         written = b"".join(jsonout.pieces(value))
     finally:
-        jsonout.SLICE = saved
+        jsonout.SLICE, jsonout.TEXT = saved
     assert written == orjson.dumps(value, option=orjson.OPT_INDENT_2)
 
 

@@ -33,6 +33,7 @@ Percentiles interpolate linearly between the two nearest ranks (NumPy's default)
 from __future__ import annotations
 
 import itertools
+from operator import attrgetter
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -162,13 +163,23 @@ def _rate(tokens: int | None, ms: float | None) -> float | None:
     return tokens / (ms / 1000) if tokens is not None and ms else None
 
 
+_BEARS_CHOICES = attrgetter("choices")
+
+
 def compute(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> Metrics:
-    bearing = [raw for raw in stream.raw if raw.choices]
     n, source = output_tokens(stream)
+    if not stream.timed:  # the chunks counted, no list of them (a capture without times)
+        chunks = sum(map(_BEARS_CHOICES, stream.raw))
+        metrics = Metrics(False, chunks, n, source, stall_ms=stall_ms)
+        metrics.server = server_section(stream)
+        if stream.response_timing is not None:
+            _from_response(metrics, stream.response_timing)
+        return metrics
+    bearing = [raw for raw in stream.raw if raw.choices]
     metrics = Metrics(stream.timed, len(bearing), n, source, stall_ms=stall_ms)
     metrics.server = server_section(stream)
     times = [raw.t for raw in bearing]
-    if not stream.timed or not times or any(t is None for t in times):
+    if not times or any(t is None for t in times):
         if stream.response_timing is not None:
             _from_response(metrics, stream.response_timing)
         return metrics
