@@ -33,9 +33,9 @@ Percentiles interpolate linearly between the two nearest ranks (NumPy's default)
 from __future__ import annotations
 
 import itertools
-from operator import attrgetter
 import math
 from dataclasses import asdict, dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from .dialects.base import ServerTiming, ServerTimingOf
