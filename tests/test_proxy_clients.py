@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from typing import Any
 
 import anthropic
 import httpx
@@ -73,15 +74,20 @@ def check_call(server, fake, reads: list[bytes], capture_name: str | None, diale
     return call
 
 
-def test_the_openai_sdk_streams_chat_completions_through_the_proxy(server, fake):
-    reads = reads_transport()
-    client = openai.OpenAI(
+def openai_client(server: Any, reads: Any, headers: dict[str, str] | None = None) -> Any:
+    """The openai SDK pointed at the proxy, its reads seen by ``reads``."""
+    return openai.OpenAI(
         api_key=KEY,
         base_url=f"{server.url}/proxy/local/v1",
         max_retries=0,
-        default_headers=GAP,
+        default_headers=headers,
         http_client=httpx.Client(transport=reads),
     )
+
+
+def test_the_openai_sdk_streams_chat_completions_through_the_proxy(server, fake):
+    reads = reads_transport()
+    client = openai_client(server, reads, GAP)
     name = "openai-gpt4o-tool-parallel.sse"
     chunks = list(
         client.chat.completions.create(
@@ -103,13 +109,7 @@ def test_the_openai_sdk_streams_chat_completions_through_the_proxy(server, fake)
 
 def test_the_openai_sdk_streams_responses_through_the_proxy(server, fake):
     reads = reads_transport()
-    client = openai.OpenAI(
-        api_key=KEY,
-        base_url=f"{server.url}/proxy/local/v1",
-        max_retries=0,
-        default_headers=GAP,
-        http_client=httpx.Client(transport=reads),
-    )
+    client = openai_client(server, reads, GAP)
     name = "responses-openai-gpt-4o-function-call.sse"
     with client.responses.stream(model=f"replay:{name}", input="hi") as stream:
         final = stream.get_final_response()
@@ -122,12 +122,7 @@ def test_the_openai_sdk_streams_responses_through_the_proxy(server, fake):
 
 def test_the_openai_sdk_gets_a_whole_answer_through_the_proxy(server, fake):
     reads = reads_transport()
-    client = openai.OpenAI(
-        api_key=KEY,
-        base_url=f"{server.url}/proxy/local/v1",
-        max_retries=0,
-        http_client=httpx.Client(transport=reads),
-    )
+    client = openai_client(server, reads)
     completion = client.chat.completions.create(
         model="json", messages=[{"role": "user", "content": "hi"}]
     )
