@@ -27,16 +27,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from typing import Any
 
 from kit.cleanup import install_cleanup
-from kit.cpu import CpuMeter
 from kit.report import header, parse_args, save_json
 from kit.server import PACKAGES, Server, http_get, upload
 from kit.table import Table, fmt_mb, fmt_ms, pct, ratio
-from kit.workers import all_viewers, client_row, crew, failures, go, ready, results, stop_all
 from kit.workers import client_cpu as client_cpu_of
+from kit.workers import (
+    client_row,
+    failures,
+    measured,
+)
 
 QUICK = {"viewers": 50, "chunks": 300, "procs": 1}
 
@@ -44,17 +46,8 @@ QUICK = {"viewers": 50, "chunks": 300, "procs": 1}
 def run_phase(
     server: Server, role: str, spec: dict[str, Any], viewers: int, procs: int
 ) -> dict[str, Any]:
-    workers = crew(role, {"port": server.port, **spec}, viewers, procs)
-    ready(workers)
-    before, cpu = server.stats(), CpuMeter().start()
-    t0 = time.monotonic()
-    go(workers)
-    done = results(workers, 300)
-    wall = time.monotonic() - t0
-    machine = cpu.stop()
-    after = server.stats()
-    stop_all(workers)
-    views = all_viewers(done)
+    phase = measured(server, role, {"port": server.port, **spec}, viewers, procs)
+    views = phase.views
     first = [v["first_events_ms"] for v in views if "first_events_ms" in v]
     return {
         "viewers": viewers,
@@ -68,10 +61,10 @@ def run_phase(
         "head_p95": pct([v["headers_ms"] for v in views if "headers_ms" in v], 95),
         "connect_p95": pct([v["connect_ms"] for v in views if "connect_ms" in v], 95),
         "parse_p50": pct([v["parse_ms"] for v in views if "parse_ms" in v], 50),
-        "server_cpu_s": after["cpu_s"] - before["cpu_s"],
-        "wall_s": wall,
-        "machine": machine,
-        "client": client_cpu_of(done),
+        "server_cpu_s": phase.server_cpu_s,
+        "wall_s": phase.wall_s,
+        "machine": phase.machine,
+        "client": client_cpu_of(phase.done),
     }
 
 

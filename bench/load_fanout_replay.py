@@ -25,24 +25,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
 
 from kit.cleanup import install_cleanup
-from kit.cpu import CpuMeter
 from kit.report import header, parse_args, save_json
 from kit.server import PACKAGES, Server, upload
 from kit.table import Table, fmt_mb, fmt_ms, pct, ratio
 from kit.workers import (
-    all_viewers,
     client_cpu,
     client_row,
-    crew,
     failures,
-    go,
-    ready,
-    results,
-    stop_all,
+    measured,
 )
 
 QUICK = {"viewers": 50, "chunks": 300, "procs": 1, "repeat": 3}
@@ -58,17 +51,8 @@ def run_phase(
     server: Server, capture: str, viewers: int, args: argparse.Namespace
 ) -> dict[str, Any]:
     spec = {"port": server.port, "source": {"capture": capture}}
-    workers = crew("replay", spec, viewers, args.procs)
-    ready(workers)
-    before, cpu = server.stats(), CpuMeter().start()
-    t0 = time.monotonic()
-    go(workers)
-    done = results(workers, 300)
-    wall = time.monotonic() - t0
-    machine = cpu.stop()
-    after = server.stats()
-    stop_all(workers)
-    views = all_viewers(done)
+    phase = measured(server, "replay", spec, viewers, args.procs)
+    views, after = phase.views, phase.after
     first = [v["first_events_ms"] for v in views if "first_events_ms" in v]
     end = [v["end_ms"] for v in views if "end_ms" in v]
     return {
@@ -84,13 +68,13 @@ def run_phase(
         "end_p95": pct(end, 95),
         "end_max": max(end, default=float("nan")),
         "connect_p95": pct([v["connect_ms"] for v in views if "connect_ms" in v], 95),
-        "server_cpu_s": after["cpu_s"] - before["cpu_s"],
+        "server_cpu_s": phase.server_cpu_s,
         "server_rss": after["worker_rss"],
         "server_rss_peak": after["worker_rss_peak"],
         "server_threads": after["worker_threads"],
-        "wall_s": wall,
-        "machine": machine,
-        "client": client_cpu(done),
+        "wall_s": phase.wall_s,
+        "machine": phase.machine,
+        "client": client_cpu(phase.done),
     }
 
 

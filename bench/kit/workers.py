@@ -17,10 +17,12 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from kit import BENCH
 from kit.cleanup import track, untrack
+from kit.cpu import CpuMeter, CpuUse
 from kit.table import Table, pct
 
 
@@ -124,6 +126,41 @@ def results(workers: list[Worker], timeout: float) -> list[dict[str, Any]]:
 def stop_all(workers: list[Worker]) -> None:
     for w in workers:
         w.stop()
+
+
+@dataclass
+class Measured:
+    """One timed phase of a crew: its results, every viewer, and what the server and the
+    machine did meanwhile (``before`` and ``after`` are the server's stats)."""
+
+    done: list[dict[str, Any]]
+    views: list[dict[str, Any]]
+    wall_s: float
+    machine: CpuUse
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+    @property
+    def server_cpu_s(self) -> float:
+        return float(self.after["cpu_s"] - self.before["cpu_s"])
+
+
+def measured(
+    server: Any, role: str, spec: dict[str, Any], viewers: int, procs: int, timeout: float = 300
+) -> Measured:
+    """``viewers`` clients of ``role`` set up, let go at once, and waited for; the server's
+    stats and the machine's CPU taken around them."""
+    workers = crew(role, spec, viewers, procs)
+    ready(workers)
+    before, cpu = server.stats(), CpuMeter().start()
+    t0 = time.monotonic()
+    go(workers)
+    done = results(workers, timeout)
+    wall = time.monotonic() - t0
+    machine = cpu.stop()
+    after = server.stats()
+    stop_all(workers)
+    return Measured(done, all_viewers(done), wall, machine, before, after)
 
 
 def run_once(role: str, spec: dict[str, Any], timeout: float) -> dict[str, Any]:
