@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from .events import Diagnostic, RawEvent, Severity
-from .ndjson import JSONItem
+from .ndjson import HeldPayload, JSONItem
 from .sse import DEFAULT_MAX_LINE, LeadingBOM, line_too_long
 
 _NOT_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")
@@ -30,7 +30,7 @@ _LEADING = b" \t\r\n"  # skipped before the first value, as the whole-buffer rea
 Out = list[JSONItem | Diagnostic]
 
 
-class JSONArrayDecoder(LeadingBOM):
+class JSONArrayDecoder(LeadingBOM, HeldPayload):
     """Byte reads in, ``JSONItem`` s and ``Diagnostic`` s out, in byte order. ``line`` and
     ``byte`` give the position of the first byte fed."""
 
@@ -205,17 +205,6 @@ class JSONArrayDecoder(LeadingBOM):
         self._seeking = False
         self._start = self._byte + pos
         self._start_line = self._line_at(chunk, pos)
-
-    def _hold(self, piece: bytes) -> None:
-        if not piece:
-            return
-        self._size += len(piece)
-        if self._overlong:
-            return
-        if self._size > self.max_line:
-            self._overlong, self._pieces = True, []  # never kept: only its size is counted
-        else:
-            self._pieces.append(piece)
 
     def _element(self, t: float | None, out: Out) -> None:
         pieces, size, overlong = self._pieces, self._size, self._overlong

@@ -33,7 +33,29 @@ class JSONItem:
     data_offset: int
 
 
-class NDJSONDecoder(LeadingBOM):
+class HeldPayload:
+    """The pieces of a payload still arriving, for the NDJSON and JSON array decoders: held
+    while under ``max_line``, then only counted (an over-long payload is never kept)."""
+
+    max_line: int
+    _pieces: list[bytes]
+    _size: int
+    _overlong: bool
+
+    def _hold(self, piece: bytes) -> None:
+        if not piece:
+            return
+        self._size += len(piece)
+        if self._overlong:
+            return
+        if self._size > self.max_line:
+            self._overlong = True  # never kept: only its size is counted from here on
+            self._pieces = []
+        else:
+            self._pieces.append(piece)
+
+
+class NDJSONDecoder(LeadingBOM, HeldPayload):
     """Byte reads in, ``JSONItem`` s and ``Diagnostic`` s out, in byte order. ``line`` and
     ``byte`` give the position of the first byte fed."""
 
@@ -96,18 +118,6 @@ class NDJSONDecoder(LeadingBOM):
         return out
 
     # ----------------------------------------------------------------- helpers
-    def _hold(self, piece: bytes) -> None:
-        if not piece:
-            return
-        self._size += len(piece)
-        if self._overlong:
-            return
-        if self._size > self.max_line:
-            self._overlong = True  # never kept: only its size is counted from here on
-            self._pieces = []
-        else:
-            self._pieces.append(piece)
-
     def _end_line(self, terminator: int, t: float | None, out: list[JSONItem | Diagnostic]) -> None:
         start, line, size = self._byte, self._line, self._size
         self._byte, self._line = start + size + terminator, line + 1
