@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any
 
-from kit.cleanup import install_cleanup, track, untrack
+from kit.cleanup import Tracked, install_cleanup
 from kit.cpu import CpuMeter
 from kit.fake import Fake
 from kit.report import header, parse_args, save_json
@@ -44,16 +44,6 @@ from tests.postgres_server import PostgresServer
 from tests.redis_server import RedisServer
 
 QUICK = {"viewers": 40, "count": 600, "kill_viewers": 10, "kill_count": 300}
-
-
-class Stoppable:
-    def __init__(self, server: PostgresServer | RedisServer) -> None:
-        self.server = server
-        track(self)
-
-    def stop(self) -> None:
-        self.server.stop()
-        untrack(self)
 
 
 def viewers_on(server: Server, capture: str, n: int, args: argparse.Namespace, name: str,
@@ -152,9 +142,9 @@ def main(argv: list[str] | None = None) -> int:
         packages=(*PACKAGES, "redis", "psycopg"), title="Scale-out: 2 processes, PostgreSQL, Redis"
     )
     # A connection per store-using thread (app/storage/sql.py): 2 x 256 threads, and a margin.
-    postgres = Stoppable(PostgresServer(max_connections=600).start())
+    postgres = Tracked(PostgresServer(max_connections=600).start())
     redis_server = RedisServer().start()
-    redis_holder = Stoppable(redis_server)
+    redis_holder = Tracked(redis_server)
     env = {
         "STREAMSCOPE_DATABASE_URL": postgres.server.url,
         "STREAMSCOPE_REDIS_URL": redis_server.url,

@@ -25,6 +25,19 @@ def untrack(thing: Stoppable) -> None:
         _started.remove(thing)
 
 
+class Tracked:
+    """A server a bench starts from the tests' helpers (PostgreSQL, Redis), stopped with
+    everything else if the bench ends early, and no longer tracked once stopped."""
+
+    def __init__(self, server: Stoppable) -> None:
+        self.server = server
+        track(self)
+
+    def stop(self) -> None:
+        self.server.stop()
+        untrack(self)
+
+
 def stop_everything() -> None:
     """Stop what is still running, the last started first."""
     for thing in list(reversed(_started)):

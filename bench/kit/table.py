@@ -109,3 +109,31 @@ class Table:
             return 1
         print("\nall targets met")
         return 0
+
+
+def lateness_rows(
+    table: Table, many: dict[str, float], base: dict[str, float], what: str, target_p95_ms: float
+) -> None:
+    """How late ``many`` viewers got each message against one viewer (``base``, a ``spread``):
+    p50 (saying what is measured), p95 against its target, p99 and max."""
+    table.row(
+        f"lateness p50 ({what})",
+        fmt_ms(many["p50"]),
+        fmt_ms(base["p50"]),
+        ratio(many["p50"], base["p50"]),
+    )
+    table.row(
+        "lateness p95",
+        fmt_ms(many["p95"]),
+        f"1 viewer {fmt_ms(base['p95'])}",
+        ratio(many["p95"], base["p95"]),
+        f"< {target_p95_ms:g} ms",
+        many["p95"] < target_p95_ms,
+    )
+    for key in ("p99", "max"):
+        table.row(
+            f"lateness {key}",
+            fmt_ms(many[key]),
+            fmt_ms(base[key]),
+            ratio(many[key], base[key]),
+        )
