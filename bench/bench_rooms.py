@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     title = "Presenter rooms: viewers following one presenter"
     packages = (*PACKAGES, "redis", "psycopg") if args.two_processes else PACKAGES
     header(packages=packages, title=title + (" on 2 processes" if args.two_processes else ""))
-    backends: list[Tracked] = []
+    backends: list[Tracked[Any]] = []
     env: dict[str, str] = {}
     if args.two_processes:
         backends = [

@@ -6,7 +6,7 @@ import atexit
 import contextlib
 import signal
 from types import FrameType
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 
 class Stoppable(Protocol):
@@ -25,11 +25,14 @@ def untrack(thing: Stoppable) -> None:
         _started.remove(thing)
 
 
-class Tracked:
+S = TypeVar("S", bound=Stoppable)
+
+
+class Tracked(Generic[S]):
     """A server a bench starts from the tests' helpers (PostgreSQL, Redis), stopped with
     everything else if the bench ends early, and no longer tracked once stopped."""
 
-    def __init__(self, server: Stoppable) -> None:
+    def __init__(self, server: S) -> None:
         self.server = server
         track(self)
 
