@@ -81,6 +81,7 @@ class PayloadInterpreter:
         the first item not read: a comment or a payload holding a newline (the builder reads
         those), or the one after a payload that ended the stream or named its dialect (the
         builder decides what follows)."""
+        fast = self.fast
         while i < stop and not self.done:
             item = items[i]
             data = item.data
@@ -90,8 +91,16 @@ class PayloadInterpreter:
             raw.index = len(kept)
             kept.append(raw)
             i += 1
-            if raw.event == "error" or not self._fast_read(raw, data):
-                self.full(raw, data, item.data_offset)
+            if fast is not None and raw.event != "error":  # _fast_read, inlined: per payload
+                try:
+                    shape = fast.decode(data)
+                except _REFUSED:
+                    pass
+                else:
+                    if fast.read(self, raw, shape):
+                        self.text = data
+                        continue
+            self.full(raw, data, item.data_offset)
         return i
 
     def _fast_read(self, raw: RawEvent, data: bytes) -> bool:
