@@ -11,6 +11,7 @@ spells it. ``usage`` holds the shared counters read from the dialect's own final
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .dialects.base import Dialect
@@ -32,7 +33,7 @@ from .events import (
 )
 
 
-def normalized(events: list[Event], dialect: Dialect, completion: dict[str, Any]) -> dict:
+def normalized(events: Sequence[Event], dialect: Dialect, completion: dict[str, Any]) -> dict:
     outputs: dict[int, dict[str, Any]] = {}
     texts: dict[int, list[str]] = {}
     reasoning: dict[int, list[str]] = {}

@@ -10,6 +10,7 @@ from .dialects.base import Dialect
 from .events import Diagnostic, Event, Logprobs, Meta, Payload, StreamError, ToolCallEnd
 from .metrics import DEFAULT_STALL_MS, compute
 from .normalize import normalized
+from .runs import folded
 from .stream import Stream
 
 E = TypeVar("E")
@@ -71,7 +72,8 @@ def summarize(
     events = stream.events
     if not with_logprobs and Logprobs in present:
         events = [e for e in events if type(e) is not Logprobs]
-    completion = dialect.assemble(events)
+    runs = folded(events)  # each run of text deltas as one (runs.py): read by both folds
+    completion = dialect.assemble(runs)
     errors = [
         {"message": e.message, "code": e.code, "error": e.error, "t": e.t, "raw": e.raw}
         for e in _of(stream, present, StreamError)
@@ -101,7 +103,7 @@ def summarize(
         "dialect": stream.dialect,
         "dialect_reason": stream.dialect_reason,
         "completion": completion,
-        "normalized": normalized(stream.events, dialect, completion) if with_normalized else None,
+        "normalized": normalized(runs, dialect, completion) if with_normalized else None,
         "metrics": compute(stream, stall_ms).to_json(),
         "tool_calls": tool_calls,
         "payloads": payloads,
