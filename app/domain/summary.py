@@ -76,7 +76,7 @@ def summarize(
     completion = dialect.assemble(runs)
     errors = [
         {"message": e.message, "code": e.code, "error": e.error, "t": e.t, "raw": e.raw}
-        for e in _of(stream, present, StreamError)
+        for e in _of(runs, present, StreamError)
     ]
     tool_calls = [
         {
@@ -89,11 +89,11 @@ def summarize(
             "error_pos": e.error_pos,
             "incomplete": e.incomplete,
         }
-        for e in _of(stream, present, ToolCallEnd)
+        for e in _of(runs, present, ToolCallEnd)
     ]
     payloads = [
         {"category": e.category, "summary": e.summary, "raw": e.raw}
-        for e in _of(stream, present, Payload)
+        for e in _of(runs, present, Payload)
     ]
     return {
         "index": stream.index,
@@ -108,14 +108,15 @@ def summarize(
         "tool_calls": tool_calls,
         "payloads": payloads,
         "errors": errors,
-        "diagnostics": [diagnostic_json(d) for d in _of(stream, present, Diagnostic)],
+        "diagnostics": [diagnostic_json(d) for d in _of(runs, present, Diagnostic)],
         "events": len(stream.events),
         "raw_events": len(stream.raw),
     }
 
 
-def _of(stream: Stream, present: set[type], kind: type[E]) -> list[E]:
-    """The stream's events of one kind, in order (none without a pass when it has none)."""
+def _of(events: list[Event], present: set[type], kind: type[E]) -> list[E]:
+    """The events of one kind, in order (none without a pass when the stream has none). Read
+    from the folded timeline, which holds every event that is not a text delta."""
     if not any(issubclass(t, kind) for t in present):
         return []
-    return [e for e in stream.events if isinstance(e, kind)]
+    return [e for e in events if isinstance(e, kind)]
