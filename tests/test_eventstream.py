@@ -161,6 +161,24 @@ def test_byte_by_byte_gives_the_same_frames():
     assert plain(decode(*(bytes([b]) for b in TEXT))) == plain(decode(TEXT))
 
 
+def test_a_big_frame_read_in_small_pieces_is_looked_at_once(monkeypatch):
+    # A frame is read once it is all here: the bytes handed to the framing stay linear in
+    # the input, however small the reads (live mode reads a 16 MiB frame 1460 bytes at a time).
+    looked_at: list[int] = []
+    read_frames = EventStreamDecoder._read_frames
+
+    def counted(self, data, t, out):
+        looked_at.append(len(data))
+        return read_frames(self, data, t, out)
+
+    monkeypatch.setattr(EventStreamDecoder, "_read_frames", counted)
+    big = frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "x" * 300_000}})
+    data = TEXT + big + TEXT
+    items = decode(*(data[i : i + 1460] for i in range(0, len(data), 1460)))
+    assert plain(items) == plain(decode(data))
+    assert sum(looked_at) < 4 * len(data)  # each byte about twice; a look per read: 100x
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(min_value=1, max_value=len(TEXT) - 1), max_size=40))
 def test_random_splits_give_identical_results(cuts):

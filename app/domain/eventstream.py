@@ -24,6 +24,7 @@ import struct
 import zlib
 from dataclasses import dataclass
 
+import msgspec
 import orjson
 
 from .events import Diagnostic, RawEvent, Severity
@@ -39,8 +40,7 @@ _HEADER_CACHE = 64  # distinct header blocks remembered (each event type repeats
 __all__ = ["DEFAULT_MAX_FRAME", "EventStreamDecoder", "Frame", "HeaderValue", "is_eventstream"]
 
 
-@dataclass(slots=True)
-class Frame:
+class Frame(msgspec.Struct, gc=False):
     """One good frame. ``raw`` locates it (``line`` is its frame number, from 1) and names it:
     ``:event-type``, ``:exception-type`` for an exception, ``error`` for an error frame.
     ``headers`` is shared between frames with the same header bytes: read it, never change it.
@@ -111,6 +111,7 @@ class EventStreamDecoder:
         self._refused_at = 0  # where that frame starts
         self._stopped = False
         self._headers: dict[bytes, _Headers] = {}
+        self._need = PRELUDE  # bytes the next frame needs before it can be read
 
     def feed(self, chunk: bytes, t: float | None = None) -> list[Frame | Diagnostic]:
         out: list[Frame | Diagnostic] = []
@@ -121,8 +122,14 @@ class EventStreamDecoder:
             self._skip -= dropped
             self._base += dropped
             chunk = chunk[dropped:]
-        self._buf += chunk
-        self._read_frames(t, out)
+        buf = self._buf
+        buf += chunk
+        if len(buf) < self._need:  # the frame under way is not all here yet: nothing to read
+            return out
+        read = self._read_frames(bytes(buf), t, out)
+        if read:
+            del buf[:read]
+            self._base += read
         return out
 
     def close(self, t: float | None = None) -> list[Frame | Diagnostic]:
@@ -160,43 +167,48 @@ class EventStreamDecoder:
             )
         self._base += len(self._buf)
         self._buf.clear()
-        self._skip = 0
+        self._skip, self._need = 0, PRELUDE
         return out
 
     # ----------------------------------------------------------------- framing
-    def _read_frames(self, t: float | None, out: list[Frame | Diagnostic]) -> None:
-        buf = self._buf
-        size = len(buf)
-        pos = 0
-        view = memoryview(buf)
-        try:
+    def _read_frames(self, data: bytes, t: float | None, out: list[Frame | Diagnostic]) -> int:
+        """Read the whole frames at the start of ``data`` (the buffer, as bytes: its slices
+        are the payloads); returns how many bytes were read."""
+        size, pos = len(data), 0
+        unpack, crc32, known = _PRELUDE.unpack_from, zlib.crc32, self._headers
+        with memoryview(data) as view:
             while size - pos >= PRELUDE:
-                total, headers_length, crc = _PRELUDE.unpack_from(buf, pos)
-                if zlib.crc32(view[pos : pos + 8]) != crc or not _lengths_fit(
-                    total, headers_length
-                ):
+                total, headers_length, crc = unpack(data, pos)
+                if crc32(view[pos : pos + 8]) != crc or not _lengths_fit(total, headers_length):
                     out.append(self._bad_prelude(view, pos, total, headers_length, crc))
-                    pos = size
-                    break
-                self._frames += 1
+                    return size
+                end = pos + total
                 if total > self.max_frame:
+                    self._frames += 1
                     self._refused_at = self._base + pos
                     out.append(self._too_large(total, self._refused_at))
-                    if size - pos < total:
-                        self._skip = total - (size - pos)
-                        pos = size
-                        break
-                elif size - pos < total:
-                    self._frames -= 1  # not complete yet: counted again when it is
-                    break
-                else:
-                    self._frame(view, pos, total, headers_length, t, out)
-                pos += total
-        finally:
-            view.release()
-        if pos:
-            del buf[:pos]
-            self._base += pos
+                    if end > size:
+                        self._skip, self._need = end - size, PRELUDE
+                        return size
+                elif end > size:
+                    self._need = total  # counted when it is all here
+                    return pos
+                else:  # a whole frame, read here (this runs per frame)
+                    self._frames += 1
+                    at, sent = self._base + pos, _CRC.unpack_from(data, end - 4)[0]
+                    if crc32(view[pos : end - 4]) != sent:
+                        out.append(self._bad_crc(at, total, sent, crc32(view[pos : end - 4])))
+                    else:
+                        start = pos + PRELUDE + headers_length
+                        header_bytes = data[pos + PRELUDE : start]
+                        headers = known.get(header_bytes) or self._parse(header_bytes, at, out)
+                        raw = RawEvent(-1, self._frames, at, at + total, t, "event", headers.name)
+                        payload = data[start : end - 4]
+                        kind = headers.message_type
+                        out.append(Frame(raw, headers.values, payload, self._base + start, kind))
+                pos = end
+        self._need = PRELUDE
+        return pos
 
     def _bad_prelude(
         self, view: memoryview, pos: int, total: int, headers_length: int, crc: int
@@ -227,36 +239,18 @@ class EventStreamDecoder:
             at,
         )
 
-    def _frame(
-        self,
-        view: memoryview,
-        pos: int,
-        total: int,
-        headers_length: int,
-        t: float | None,
-        out: list[Frame | Diagnostic],
-    ) -> None:
-        at, end, number = self._base + pos, pos + total, self._frames
-        sent = _CRC.unpack_from(view, end - 4)[0]
-        computed = zlib.crc32(view[pos : end - 4])
-        if sent != computed:
-            message = (
-                f"frame {number} at byte {at} ({total} bytes): the message CRC does not match "
-                f"(0x{sent:08x} sent, 0x{computed:08x} computed); the damaged frame was "
-                "skipped, the frames after it are read"
-            )
-            out.append(self._note("eventstream_message_crc", message, number, at))
-            return
-        start = pos + PRELUDE + headers_length
-        header_bytes = bytes(view[pos + PRELUDE : start])
-        headers = self._headers.get(header_bytes) or self._parse(header_bytes, number, at, out)
-        raw = RawEvent(-1, number, at, at + total, t, "event", headers.name)
-        payload = bytes(view[start : end - 4])
-        out.append(Frame(raw, headers.values, payload, self._base + start, headers.message_type))
+    def _bad_crc(self, at: int, total: int, sent: int, computed: int) -> Diagnostic:
+        message = (
+            f"frame {self._frames} at byte {at} ({total} bytes): the message CRC does not "
+            f"match (0x{sent:08x} sent, 0x{computed:08x} computed); the damaged frame was "
+            "skipped, the frames after it are read"
+        )
+        return self._note("eventstream_message_crc", message, self._frames, at)
 
-    def _parse(self, data: bytes, number: int, at: int, out: list[Frame | Diagnostic]) -> _Headers:
+    def _parse(self, data: bytes, at: int, out: list[Frame | Diagnostic]) -> _Headers:
         """Headers that cannot be read are said before their frame, which is read with the
         headers that could be."""
+        number = self._frames
         values, problems = parse_headers(data)
         for problem in problems:
             where = at + PRELUDE + problem.offset
