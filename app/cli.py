@@ -10,6 +10,7 @@ from . import __version__
 from .captures import FORMAT_NAMES, Limits
 from .captures.ingest import ingest
 from .captures.read import readable
+from .domain.collector import paused
 from .domain.dialects import NAMES as DIALECT_NAMES
 from .report import render, write_json
 
@@ -29,6 +30,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"streamscope: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_NO_STREAM
+    # A capture and its report hold no reference cycles, so the collector would find nothing
+    # to free in them; it is paused until the capture is gone (collector.py), which keeps it
+    # from walking every container a capture holds (Gemini's usage, one per chunk) over and
+    # over while the report is written (docs/performance.md, "The collector").
+    with paused():
+        return _inspect(data, args)
+
+
+def _inspect(data: bytes, args: argparse.Namespace) -> int:
     capture = ingest(data, args.format, Limits(dialect=args.dialect), store=False).capture
     read_any = readable(capture)
     if args.json:

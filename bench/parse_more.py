@@ -25,6 +25,7 @@ import gen_dialects
 from kit.table import Table, fmt_mb, fmt_s
 
 from app.captures import Limits, read_capture
+from app.domain.collector import paused
 from app.report import render, render_json, write_json
 from app.settings import load
 from app.web.frames import Prepared
@@ -62,10 +63,11 @@ def peak(script: Path, path: Path, what: str, dialect: str | None = None) -> int
 
 
 def inspect_json(data: bytes) -> int:
-    """What ``streamscope inspect --json`` does after reading the file: its output written,
-    in pieces, to a file (here the null device). Returns how many bytes were written."""
+    """What ``streamscope inspect --json`` does after reading the file (``app.cli``): its
+    output written, in pieces, to a file (here the null device), the collector paused until
+    the capture is freed. Returns how many bytes were written."""
     written = 0
-    with open(os.devnull, "wb") as sink:
+    with open(os.devnull, "wb") as sink, paused():
 
         def out(piece: bytes) -> None:
             nonlocal written
@@ -77,7 +79,9 @@ def inspect_json(data: bytes) -> int:
 
 
 def inspect_readable(data: bytes) -> str:
-    return render(read_capture(data), "capture")
+    """What ``streamscope inspect`` does after reading the file, its output returned."""
+    with paused():
+        return render(read_capture(data), "capture")
 
 
 # ---------------------------------------------------------------------------- chat, inspect

@@ -11,6 +11,7 @@ call: each part's fragments become one ``tool_args`` piece of the args' JSON tex
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,9 @@ class _Streamed:
 
 class CandidateCalls:
     def __init__(self, interpreter: PayloadInterpreter, choice: int) -> None:
-        self._it = interpreter
+        # A weak reference: a strong one back to the interpreter (which holds this reader)
+        # would make a cycle that keeps a dropped capture alive until a collection found it.
+        self._it: PayloadInterpreter = weakref.proxy(interpreter)
         self._choice = choice
         self._count = 0
         self._open: _Streamed | None = None

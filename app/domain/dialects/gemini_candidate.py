@@ -10,6 +10,7 @@ part that comes whole (code, its result, inline data, any kind we do not know) t
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import orjson
@@ -36,7 +37,9 @@ CITATION_LISTS = (("citationMetadata", "citations"), ("groundingMetadata", "grou
 
 class CandidateReader:
     def __init__(self, interpreter: PayloadInterpreter, index: int) -> None:
-        self._it = interpreter
+        # A weak reference: a strong one back to the interpreter (which holds this reader)
+        # would make a cycle that keeps a dropped capture alive until a collection found it.
+        self._it: PayloadInterpreter = weakref.proxy(interpreter)
         self.index = index
         self.calls = CandidateCalls(interpreter, index)
         self.block: int | None = None  # the open block
