@@ -494,3 +494,34 @@ def test_every_truncation_reads_and_keeps_a_prefix_of_the_text(name):
         text = "".join(o["text"] for o in outputs)
         reasoning = "".join(o["reasoning"] for o in outputs)
         assert whole["text"].startswith(text) and whole["reasoning"].startswith(reasoning), cut
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast path", "full reading"])
+def test_usage_repeated_with_every_chunk_keeps_one_copy_of_its_details(fast, monkeypatch):
+    from app.domain.dialects.gemini import GeminiInterpreter
+    from app.domain.events import Usage
+
+    if not fast:
+        monkeypatch.setattr(GeminiInterpreter, "fast", None)
+    details = [{"modality": "TEXT", "tokenCount": 9}]
+    chunks = [
+        {
+            "candidates": [{"content": {"parts": [{"text": f"t{n}"}], "role": "model"}}],
+            "usageMetadata": {
+                "promptTokenCount": 9,
+                "candidatesTokenCount": n,
+                "promptTokensDetails": details,
+                "thoughtsTokensDetails": [{"modality": "TEXT", "tokenCount": n}],
+            },
+            "modelVersion": "gemini-2.0-flash",
+        }
+        for n in range(1, 5)
+    ]
+    data = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+    stream, result = read(data)
+    usages = [e.usage for e in stream.events if isinstance(e, Usage)]
+    assert usages == [c["usageMetadata"] for c in chunks]  # the values, as sent
+    assert all(u["promptTokensDetails"] is usages[0]["promptTokensDetails"] for u in usages)
+    changing = {id(u["thoughtsTokensDetails"]) for u in usages}
+    assert len(changing) == len(usages)  # a list that changes is each chunk's own
+    assert result["completion"]["usageMetadata"] == chunks[-1]["usageMetadata"]

@@ -25,7 +25,7 @@ from ..stream import Stream
 from .base import Dialect, UsageFields
 from .gemini_assemble import assemble
 from .gemini_candidate import CandidateReader
-from .gemini_fast import FAST
+from .gemini_fast import FAST, shared
 
 NAME = "gemini"
 META_KEYS = ("modelVersion", "responseId", "createTime")
@@ -66,7 +66,7 @@ class GeminiInterpreter(PayloadInterpreter):
             self._chunk_extras(raw, value)
         usage = value.get("usageMetadata")
         if isinstance(usage, dict) and usage != self.usage:
-            self.usage = usage
+            self.usage = usage = shared(usage, self.usage)
             self.add(Usage(usage=usage, source="usageMetadata"), raw)
 
     def close(self) -> None:

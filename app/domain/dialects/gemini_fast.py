@@ -82,11 +82,23 @@ def _read(it: GeminiInterpreter, raw: RawEvent, chunk: _Chunk) -> bool:
         )
     usage: Any = chunk.usageMetadata
     if usage is not None and usage != it.usage:
-        it.usage = usage
+        it.usage = usage = shared(usage, it.usage)
         events.append(
             Usage(seq=len(events), raw=raw.index, t=raw.t, usage=usage, source="usageMetadata")
         )
     return True
+
+
+def shared(usage: dict[str, Any], before: Any) -> dict[str, Any]:
+    """``usage`` with each list that equals the one the last usage held replaced by that very
+    list. Gemini sends its usage with every chunk, token details and all, and only the counts
+    change: a 100k-chunk stream kept 100k copies of the same details (docs/performance.md,
+    "Gemini's usage"). Nothing changes a usage object once read, so sharing is safe."""
+    if isinstance(before, dict):
+        for key, value in usage.items():
+            if type(value) is list and value == before.get(key):
+                usage[key] = before[key]
+    return usage
 
 
 FAST = FastPath(msgspec.json.Decoder(_Chunk).decode, _read)
