@@ -38,18 +38,17 @@ class _Chunk(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 def _read(it: CompletionsInterpreter, raw: RawEvent, chunk: _Chunk) -> bool:
-    meta = it.meta
-    for key, value in (
-        ("id", chunk.id),
-        ("object", chunk.object),
-        ("created", chunk.created),
-        ("model", chunk.model),
-        ("system_fingerprint", chunk.system_fingerprint),
+    known = it.meta.get  # a field sent with a new value is a Meta event: the full way
+    if (
+        chunk.object != known("object")
+        or (chunk.id and chunk.id != known("id"))
+        or (chunk.created is not None and chunk.created != known("created"))
+        or (chunk.model and chunk.model != known("model"))
+        or (chunk.system_fingerprint and chunk.system_fingerprint != known("system_fingerprint"))
     ):
-        if value not in (None, "") and meta.get(key) != value:  # a Meta event: the full way
-            return False
+        return False
     choices = chunk.choices
-    if not choices or any(choice.index < 0 for choice in choices):
+    if not choices or (choices[0].index < 0 if len(choices) == 1 else _any_negative(choices)):
         return False
     it.chunks += 1
     raw.choices = True
@@ -63,6 +62,10 @@ def _read(it: CompletionsInterpreter, raw: RawEvent, chunk: _Chunk) -> bool:
                 )
             )
     return True
+
+
+def _any_negative(choices: list[_Choice]) -> bool:
+    return any(choice.index < 0 for choice in choices)
 
 
 FAST = FastPath(msgspec.json.Decoder(_Chunk).decode, _read)
