@@ -75,13 +75,38 @@ class PayloadInterpreter:
             return
         self.full(raw, data, data_offset)
 
-    def run(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
-        """Place and read the items ``items[i:stop]`` in order, as ``payload`` reads each,
+    def run(self, items: Sequence[Item], start: int, stop: int, kept: list[RawEvent]) -> int:
+        """Place and read the items ``items[start:stop]`` in order, as ``payload`` reads each,
         in one loop (this is where a whole capture's payloads are read). Returns the index of
         the first item not read: a comment or a payload holding a newline (the builder reads
         those), or the one after a payload that ended the stream or named its dialect (the
         builder decides what follows)."""
         fast = self.fast
+        if fast is None:
+            return self._run_full(items, start, stop, kept)
+        decode, read = fast
+        for i in range(start, stop):
+            item = items[i]
+            data = item.data
+            if self.done or data is None or b"\n" in data:
+                return i
+            raw = item.raw
+            raw.index = len(kept)
+            kept.append(raw)
+            if raw.event != "error":  # _fast_read, inlined: this runs per payload
+                try:
+                    shape = decode(data)
+                except _REFUSED:
+                    pass
+                else:
+                    if read(self, raw, shape):
+                        self.text = data
+                        continue
+            self.full(raw, data, item.data_offset)
+        return stop
+
+    def _run_full(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
+        """``run`` for a dialect without a fast path."""
         while i < stop and not self.done:
             item = items[i]
             data = item.data
@@ -91,15 +116,6 @@ class PayloadInterpreter:
             raw.index = len(kept)
             kept.append(raw)
             i += 1
-            if fast is not None and raw.event != "error":  # _fast_read, inlined: per payload
-                try:
-                    shape = fast.decode(data)
-                except _REFUSED:
-                    pass
-                else:
-                    if fast.read(self, raw, shape):
-                        self.text = data
-                        continue
             self.full(raw, data, item.data_offset)
         return i
 
