@@ -39,7 +39,7 @@ def decode(*pieces: bytes, max_frame: int | None = None) -> list:
 def plain(items: list) -> list:
     """Frames and diagnostics as comparable values."""
     return [
-        (i.raw.to_json(), dict(i.headers), i.payload, i.payload_offset)
+        (i.raw.to_json(), dict(i.headers), i.payload, i.data_offset)
         if isinstance(i, Frame)
         else i.to_json()
         for i in items
@@ -367,7 +367,7 @@ def test_frame_payloads_are_json_as_sent():
     data = frame("messageStart", {"role": "assistant", "p": "abc"})
     (item,) = decode(data)
     assert orjson.loads(item.payload) == {"role": "assistant", "p": "abc"}
-    assert item.payload_offset == len(data) - 4 - len(item.payload)
+    assert item.data_offset == len(data) - 4 - len(item.payload)
 
 
 # ---------------------------------------------------------------------- errors, exports, scrubbing

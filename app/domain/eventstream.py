@@ -44,29 +44,27 @@ class Frame(msgspec.Struct, gc=False):
     """One good frame. ``raw`` locates it (``line`` is its frame number, from 1) and names it:
     ``:event-type``, ``:exception-type`` for an exception, ``error`` for an error frame.
     ``headers`` is shared between frames with the same header bytes: read it, never change it.
-    ``message_type`` is its ``:message-type`` (``event`` when it has none)."""
+    ``message_type`` is its ``:message-type`` (``event`` when it has none). ``data`` is what
+    the frame says (``frame_data``); ``data_offset`` is where its payload starts."""
 
     raw: RawEvent
     headers: dict[str, HeaderValue]
     payload: bytes
-    payload_offset: int
+    data_offset: int
     message_type: str  # event, exception or error
+    data: bytes
 
-    @property
-    def data(self) -> bytes:
-        """What the frame says: its payload, or for an error frame without one, its error
-        headers as an in-stream error object, ``{"error": {"code", "message"}}``."""
-        if self.message_type != "error" or self.payload.strip():
-            return self.payload
-        code, message = self.headers.get(":error-code"), self.headers.get(":error-message")
-        text = str(message or code or "")
-        return orjson.dumps(
-            {"error": {"code": code if isinstance(code, str) else None, "message": text}}
-        )
 
-    @property
-    def data_offset(self) -> int:
-        return self.payload_offset
+def frame_data(headers: dict[str, HeaderValue], payload: bytes, message_type: str) -> bytes:
+    """What a frame says: its payload, or for an error frame without one, its error headers
+    as an in-stream error object, ``{"error": {"code", "message"}}``."""
+    if message_type != "error" or payload.strip():
+        return payload
+    code, message = headers.get(":error-code"), headers.get(":error-message")
+    text = str(message or code or "")
+    return orjson.dumps(
+        {"error": {"code": code if isinstance(code, str) else None, "message": text}}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,9 +201,15 @@ class EventStreamDecoder:
                         header_bytes = data[pos + PRELUDE : start]
                         headers = known.get(header_bytes) or self._parse(header_bytes, at, out)
                         raw = RawEvent(-1, self._frames, at, at + total, t, "event", headers.name)
-                        payload = data[start : end - 4]
-                        kind = headers.message_type
-                        out.append(Frame(raw, headers.values, payload, self._base + start, kind))
+                        payload, kind = data[start : end - 4], headers.message_type
+                        said = (
+                            frame_data(headers.values, payload, kind)
+                            if kind == "error"
+                            else payload
+                        )
+                        out.append(
+                            Frame(raw, headers.values, payload, self._base + start, kind, said)
+                        )
                 pos = end
         self._need = PRELUDE
         return pos
