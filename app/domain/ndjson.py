@@ -15,7 +15,8 @@ cap, not by the line (docs/security.md).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from .events import Diagnostic, RawEvent
 from .sse import DEFAULT_MAX_LINE, LeadingBOM, line_too_long
@@ -23,8 +24,7 @@ from .sse import DEFAULT_MAX_LINE, LeadingBOM, line_too_long
 _TERMINATOR = re.compile(rb"[\r\n]")
 
 
-@dataclass(slots=True)
-class JSONItem:
+class JSONItem(msgspec.Struct, gc=False):
     """One JSON payload (an NDJSON line, an array element): its bytes, stripped, and where
     they start (``data_offset``, for error positions)."""
 
