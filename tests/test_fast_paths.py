@@ -895,19 +895,27 @@ LINE_PIECES = st.sampled_from(
 
 
 @PROFILE
-@given(st.lists(LINE_PIECES, max_size=12), st.booleans(), st.sampled_from([30, 1 << 20]))
+@given(
+    st.lists(LINE_PIECES, max_size=40),
+    st.booleans(),
+    st.sampled_from([30, 41, 42, 1 << 20]),  # 41: the first piece's length, 42: with its "\n"
+    st.sampled_from([1, 45, 120, 64 * 1024]),
+)
 def test_jsonl_lines_read_alike_with_and_without_carriage_returns(
-    lines: list[bytes], last_newline: bool, max_line: int
+    lines: list[bytes], last_newline: bool, max_line: int, block: int
 ) -> None:
-    """JSON Lines ended by "\\n" alone are read with one slice per line (jsonl.read_jsonl); any
-    "\\r" takes the regular-expression reading. Both give the same timeline."""
-    from app.captures import Limits
+    """JSON Lines ended by "\\n" alone are read a block at a time (jsonl.read_jsonl: runs of
+    compact lines at once, other blocks line by line; blocks of a few bytes here, so lines
+    cross them); any "\\r" takes the regular-expression reading. Both give the same timeline."""
+    from app.captures import Limits, jsonl
     from app.captures.jsonl import _read_lines, read_jsonl
     from app.domain.stream import Source
 
     data = b"\n".join(lines) + (b"\n" if last_newline else b"")
     limits = Limits(max_line=max_line)
-    fast = read_jsonl(data, limits)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsonl, "BLOCK", block)
+        fast = read_jsonl(data, limits)
     full = _read_lines(data, limits, limits.builder(Source(data), container="lines"))
     assert [_stream_view(s) for s in fast] == [_stream_view(s) for s in full]
 

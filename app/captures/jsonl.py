@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from itertools import accumulate, repeat
+from operator import add
 
 from ..domain.events import RawEvent
 from ..domain.ndjson import JSONItem
@@ -10,7 +12,7 @@ from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
 from .model import Limits, long_line
 
-RUN = 512  # payloads handed to the builder at once: a few hundred KB held at a time
+BLOCK = 64 * 1024  # lines read a block at a time: a few hundred payloads held at once
 _LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n|$)")
 _TOKENS = re.compile(rb'"(?:[^"\\\r\n]|\\.)*"?|[\[\]{},]')
 
@@ -19,11 +21,52 @@ def read_jsonl(data: bytes, limits: Limits, origin: str = "capture") -> list[Str
     builder = limits.builder(Source(data), origin=origin, container="lines")
     if b"\r" in data:
         return _read_lines(data, limits, builder)
-    line_no, pos, max_line, end = 1, 0, limits.max_line, len(data)
+    line_no, pos, end = 1, 0, len(data)
+    while pos < end:  # the common file: lines ended by "\n" alone, a block at a time
+        stop = data.rfind(b"\n", pos, pos + BLOCK) + 1  # 0: no whole line in the block
+        if stop:
+            lines = data[pos:stop].split(b"\n")
+            lines.pop()  # the empty piece after the last newline
+            if _compact_run(builder, lines, pos, line_no, limits.max_line):
+                line_no, pos = line_no + len(lines), stop
+                continue
+        else:  # a line longer than a block (never copied whole), or the file's last line
+            stop = data.find(b"\n", pos + BLOCK) + 1 or end
+        line_no = _read_each(builder, data, pos, stop, line_no, limits.max_line)
+        pos = stop
+    return builder.close()
+
+
+def _compact_run(
+    builder: TimelineBuilder, lines: list[bytes], pos: int, line: int, cap: int
+) -> bool:
+    """Whole lines from ``pos`` on, each one compact JSON object under the cap, read as one
+    run without a Python statement per line (as ``sse_runs.py`` reads SSE); False, with
+    nothing read, when any line is another kind (they are read one by one)."""
+    if not lines or max(map(len, lines)) >= cap:
+        return False
+    if not all(map(bytes.startswith, lines, repeat(b"{"))):
+        return False
+    if not all(map(bytes.endswith, lines, repeat(b"}"))):
+        return False
+    count = len(lines)
+    ends = list(accumulate(map(add, map(len, lines), repeat(1, count)), initial=pos))
+    starts = ends[:-1]
+    numbers = range(line, line + count)
+    raws = map(RawEvent, repeat(-1, count), numbers, starts, ends[1:], repeat(None, count))
+    builder.items(list(map(JSONItem, raws, lines, starts)))
+    return True
+
+
+def _read_each(
+    builder: TimelineBuilder, data: bytes, pos: int, end: int, line_no: int, max_line: int
+) -> int:
+    """The lines of ``data[pos:end]`` one by one (blank lines, lines over the cap, payloads
+    with blanks around them or a pasted ``data:`` prefix); returns the next line's number."""
     find = data.find
     run: list[JSONItem] = []  # read by the builder a run at a time (PayloadInterpreter.run)
-    while pos < end:  # the common file: lines ended by "\n" alone, one slice each
-        stop = find(b"\n", pos)
+    while pos < end:
+        stop = find(b"\n", pos, end)
         stop = end if stop < 0 else stop
         size = stop + 1 - pos if stop < end else stop - pos
         if size > max_line:  # never copied, never parsed
@@ -38,13 +81,10 @@ def read_jsonl(data: bytes, limits: Limits, origin: str = "capture") -> list[Str
                 payload, offset = _payload(body)
                 raw = RawEvent(-1, line_no, pos, pos + size, None)
                 run.append(JSONItem(raw, payload, pos + offset))
-            if len(run) >= RUN:
-                builder.items(run)
-                run = []
         line_no += 1
         pos += size
     builder.items(run)
-    return builder.close()
+    return line_no
 
 
 def _read_lines(data: bytes, limits: Limits, builder: TimelineBuilder) -> list[Stream]:
