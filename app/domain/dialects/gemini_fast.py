@@ -93,7 +93,7 @@ def shared(usage: dict[str, Any], before: Any) -> dict[str, Any]:
     """``usage`` with each list that equals the one the last usage held replaced by that very
     list. Gemini sends its usage with every chunk, token details and all, and only the counts
     change: a 100k-chunk stream kept 100k copies of the same details (docs/performance.md,
-    "Gemini's usage"). Nothing changes a usage object once read, so sharing is safe."""
+    "The collector"). Nothing changes a usage object once read, so sharing is safe."""
     if isinstance(before, dict):
         for key, value in usage.items():
             if type(value) is list and value == before.get(key):
