@@ -8,7 +8,7 @@ from typing import cast
 from .bodykind import Sniffer, kind_of
 from .events import Diagnostic, RawEvent
 from .eventstream import DEFAULT_MAX_FRAME, EventStreamDecoder, Frame
-from .interpret import Item
+from .fastpath import Item
 from .jsonarray import JSONArrayDecoder
 from .ndjson import JSONItem, NDJSONDecoder
 from .sse import DEFAULT_MAX_LINE

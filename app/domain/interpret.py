@@ -10,44 +10,16 @@ never raises on bad input.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, NamedTuple, Protocol
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
-import msgspec
 import orjson
 
 from .events import Comment, Diagnostic, Done, Event, Payload, RawEvent, StreamError, ToolCallEnd
+from .fastpath import FastPath, Item, read_items, read_one
 from .jsontext import MAX_DEPTH, check_arguments, decode_lenient, deep_problem, too_deep
 from .payloads import classify
 from .stream import Stream
-
-
-class FastPath(NamedTuple):
-    """A dialect's commonest payload read in one step (docs/dialects.md is unchanged by it):
-    ``decode`` is a msgspec decoder into typed structures that refuse any other key and type
-    (every field typed, so what it accepts orjson reads too, with the same values); ``read``
-    records the events the full reading would give, or returns False having recorded nothing
-    (then the full reading takes the payload)."""
-
-    decode: Callable[[bytes], Any]
-    read: Callable[[Any, RawEvent, Any], bool]
-
-
-_REFUSED = (msgspec.ValidationError, msgspec.DecodeError)
-
-
-class Item(Protocol):
-    """A decoded payload as every byte decoder gives it (an SSE item, an NDJSON line, a JSON
-    array element, an event-stream frame's): ``data`` is None for an SSE comment."""
-
-    @property
-    def raw(self) -> RawEvent: ...
-
-    @property
-    def data(self) -> bytes | None: ...
-
-    @property
-    def data_offset(self) -> int: ...
 
 
 class PayloadInterpreter:
@@ -70,69 +42,18 @@ class PayloadInterpreter:
             isinstance(data, bytes)
             and not self.done
             and raw.event != "error"
-            and self._fast_read(raw, data)
+            and read_one(self, raw, data)
         ):
             return
         self.full(raw, data, data_offset)
 
     def run(self, items: Sequence[Item], start: int, stop: int, kept: list[RawEvent]) -> int:
         """Place and read the items ``items[start:stop]`` in order, as ``payload`` reads each,
-        in one loop (this is where a whole capture's payloads are read). Returns the index of
-        the first item not read: a comment or a payload holding a newline (the builder reads
-        those), or the one after a payload that ended the stream or named its dialect (the
-        builder decides what follows)."""
-        fast = self.fast
-        if fast is None:
-            return self._run_full(items, start, stop, kept)
-        decode, read = fast
-        for i in range(start, stop):
-            item = items[i]
-            data = item.data
-            if self.done or data is None or b"\n" in data:
-                return i
-            raw = item.raw
-            raw.index = len(kept)
-            kept.append(raw)
-            if raw.event != "error":  # _fast_read, inlined: this runs per payload
-                try:
-                    shape = decode(data)
-                except _REFUSED:
-                    pass
-                else:
-                    if read(self, raw, shape):
-                        self.text = data
-                        continue
-            self.full(raw, data, item.data_offset)
-        return stop
-
-    def _run_full(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
-        """``run`` for a dialect without a fast path."""
-        while i < stop and not self.done:
-            item = items[i]
-            data = item.data
-            if data is None or b"\n" in data:
-                break
-            raw = item.raw
-            raw.index = len(kept)
-            kept.append(raw)
-            i += 1
-            self.full(raw, data, item.data_offset)
-        return i
-
-    def _fast_read(self, raw: RawEvent, data: bytes) -> bool:
-        """The dialect's fast path (``fast``), when it takes the payload; False, with nothing
-        recorded, when there is none or it declines."""
-        fast = self.fast
-        if fast is None:
-            return False
-        try:
-            shape = fast.decode(data)
-        except _REFUSED:
-            return False
-        if not fast.read(self, raw, shape):
-            return False
-        self.text = data
-        return True
+        in one loop (this is where a whole capture's payloads are read; fastpath.py). Returns
+        the index of the first item not read: a comment or a payload holding a newline (the
+        builder reads those), or the one after a payload that ended the stream or named its
+        dialect (the builder decides what follows)."""
+        return read_items(self, items, start, stop, kept)
 
     def full(self, raw: RawEvent, data: bytes | str, data_offset: int = 0) -> None:
         """``payload`` without a fast path: orjson, else the lenient decoder."""

@@ -18,7 +18,8 @@ import orjson
 
 from .dialects import interpreter_for
 from .events import Diagnostic, RawEvent
-from .interpret import Item, PayloadInterpreter
+from .fastpath import Item
+from .interpret import PayloadInterpreter
 from .sse import DEFAULT_MAX_LINE, SSEDecoder, SSEItem
 from .stream import Source, Stream
 

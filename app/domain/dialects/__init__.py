@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..events import RawEvent
-from ..interpret import Item, PayloadInterpreter
+from ..fastpath import Item
+from ..interpret import PayloadInterpreter
 from ..stream import Stream
 from .anthropic import ANTHROPIC
 from .base import Dialect

@@ -1,4 +1,4 @@
-"""The commonest Anthropic Messages payload read in one step (interpret.py, ``FastPath``): a
+"""The commonest Anthropic Messages payload read in one step (fastpath.py, ``FastPath``): a
 ``content_block_delta`` carrying text or thinking for a block that was started, read as
 ``AnthropicInterpreter._block_delta`` reads it. Anything else goes the full way."""
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import msgspec
 
 from ..events import ReasoningDelta, TextDelta
-from ..interpret import FastPath
+from ..fastpath import FastPath
 
 if TYPE_CHECKING:
     from ..events import RawEvent

@@ -1,4 +1,4 @@
-"""The commonest Bedrock ConverseStream event read in one step (interpret.py, ``FastPath``): a
+"""The commonest Bedrock ConverseStream event read in one step (fastpath.py, ``FastPath``): a
 ``contentBlockDelta`` frame with text for a block already open (padding ``p`` allowed, as
 AWS sends it); read as ``BedrockInterpreter._block_delta`` reads it. Anything else goes the
 full way."""
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import msgspec
 
 from ..events import TextDelta
-from ..interpret import FastPath
+from ..fastpath import FastPath
 
 if TYPE_CHECKING:
     from ..events import RawEvent

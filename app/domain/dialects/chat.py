@@ -13,7 +13,8 @@ from typing import Any
 from ..assemble import assemble
 from ..chunks import ChoiceReader
 from ..events import Extra, Meta, Payload, RawEvent, Usage
-from ..interpret import Item, PayloadInterpreter
+from ..fastpath import Item
+from ..interpret import PayloadInterpreter
 from ..payloads import classify
 from ..stream import Stream
 from ..toolcalls import ChoiceToolCalls

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..events import Event, RawEvent
-    from ..interpret import Item
+    from ..fastpath import Item
     from .chat import ChatInterpreter
 
 

@@ -1,4 +1,4 @@
-"""The commonest Cohere v2 payload read in one step (interpret.py, ``FastPath``): a
+"""The commonest Cohere v2 payload read in one step (fastpath.py, ``FastPath``): a
 ``content-delta`` with text or thinking for a content block that was started, read as
 ``CohereInterpreter._content_delta`` reads it. Anything else goes the full way."""
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import msgspec
 
 from ..events import ReasoningDelta, TextDelta
-from ..interpret import FastPath
+from ..fastpath import FastPath
 
 if TYPE_CHECKING:
     from ..events import RawEvent

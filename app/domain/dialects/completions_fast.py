@@ -1,4 +1,4 @@
-"""The commonest legacy completions chunk read in one step (interpret.py, ``FastPath``): the
+"""The commonest legacy completions chunk read in one step (fastpath.py, ``FastPath``): the
 response's id, model and the rest as before, no usage, choices with text and neither logprobs
 nor a finish reason, read as ``CompletionsInterpreter._chunk`` reads it. Anything else goes the
 full way."""
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import msgspec
 
 from ..events import TextDelta
-from ..interpret import FastPath
+from ..fastpath import FastPath
 
 if TYPE_CHECKING:
     from ..events import RawEvent

@@ -1,4 +1,4 @@
-"""The commonest Gemini chunk read in one step (interpret.py, ``FastPath``): one candidate
+"""The commonest Gemini chunk read in one step (fastpath.py, ``FastPath``): one candidate
 already seen, with one text (or thought) part that goes on with its open block, no finish
 reason, the same model and response id, and usage counters; read as ``GeminiInterpreter.value``
 and ``CandidateReader.read`` read it. Anything else goes the full way."""
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import msgspec
 
 from ..events import ReasoningDelta, TextDelta, Usage
-from ..interpret import FastPath
+from ..fastpath import FastPath
 
 if TYPE_CHECKING:
     from ..events import RawEvent

@@ -1,4 +1,4 @@
-"""The commonest Ollama line read in one step (interpret.py, ``FastPath``): a line that is not
+"""The commonest Ollama line read in one step (fastpath.py, ``FastPath``): a line that is not
 the last (``done: false``), of the same model, with message content or thinking (``/api/chat``)
 or a response (``/api/generate``), no tool calls, logprobs or other fields; read as
 ``OllamaInterpreter.value`` reads it. Anything else goes the full way."""
@@ -11,7 +11,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ..events import ReasoningDelta, TextDelta
-from ..interpret import FastPath
+from ..fastpath import FastPath
 
 if TYPE_CHECKING:
     from ..events import RawEvent

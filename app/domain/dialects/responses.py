@@ -35,7 +35,7 @@ from ..events import (
     Snapshot,
     Usage,
 )
-from ..interpret import FastPath
+from ..fastpath import FastPath
 from ..stream import Stream
 from .base import Dialect, UsageFields
 from .responses_fast import TextDeltaEvent, decode

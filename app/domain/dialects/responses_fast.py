@@ -1,4 +1,4 @@
-"""The commonest OpenAI Responses event read in one step (interpret.py, ``FastPath``): an
+"""The commonest OpenAI Responses event read in one step (fastpath.py, ``FastPath``): an
 ``output_text.delta`` for an output item already added, next in sequence, with no logprobs
 (or an empty list); ``ResponsesInterpreter.read_fast`` reads it as ``_text_delta`` does.
 Anything else goes the full way."""
