@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
 
 import msgspec
-import orjson
 
 from .events import Diagnostic, RawEvent, Severity
-from .eventstream_format import HeaderValue, parse_headers
+from .eventstream_format import Headers, HeaderValue, frame_data, parse_headers
 
 PRELUDE = 12
 MIN_FRAME = 16  # a prelude and a message CRC
@@ -55,36 +53,6 @@ class Frame(msgspec.Struct, gc=False):
     data: bytes
 
 
-def frame_data(headers: dict[str, HeaderValue], payload: bytes, message_type: str) -> bytes:
-    """What a frame says: its payload, or for an error frame without one, its error headers
-    as an in-stream error object, ``{"error": {"code", "message"}}``."""
-    if message_type != "error" or payload.strip():
-        return payload
-    code, message = headers.get(":error-code"), headers.get(":error-message")
-    text = str(message or code or "")
-    return orjson.dumps(
-        {"error": {"code": code if isinstance(code, str) else None, "message": text}}
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class _Headers:
-    """A frame's headers read once, with what they say (kept per distinct header bytes)."""
-
-    values: dict[str, HeaderValue]
-    name: str | None
-    message_type: str
-
-    @classmethod
-    def of(cls, values: dict[str, HeaderValue]) -> _Headers:
-        kind = values.get(":message-type", "event")
-        kind = kind if isinstance(kind, str) else "event"
-        if kind == "error":
-            return cls(values, "error", kind)
-        name = values.get(":exception-type" if kind == "exception" else ":event-type")
-        return cls(values, name if isinstance(name, str) else None, kind)
-
-
 def is_eventstream(head: bytes) -> bool:
     """Whether the data starts with an event-stream frame whose prelude CRC checks."""
     if len(head) < PRELUDE:
@@ -108,7 +76,7 @@ class EventStreamDecoder:
         self._skip = 0  # bytes of a refused frame still to come
         self._refused_at = 0  # where that frame starts
         self._stopped = False
-        self._headers: dict[bytes, _Headers] = {}
+        self._headers: dict[bytes, Headers] = {}
         self._need = PRELUDE  # bytes the next frame needs before it can be read
 
     def feed(self, chunk: bytes, t: float | None = None) -> list[Frame | Diagnostic]:
@@ -251,7 +219,7 @@ class EventStreamDecoder:
         )
         return self._note("eventstream_message_crc", message, self._frames, at)
 
-    def _parse(self, data: bytes, at: int, out: list[Frame | Diagnostic]) -> _Headers:
+    def _parse(self, data: bytes, at: int, out: list[Frame | Diagnostic]) -> Headers:
         """Headers that cannot be read are said before their frame, which is read with the
         headers that could be."""
         number = self._frames
@@ -260,7 +228,7 @@ class EventStreamDecoder:
             where = at + PRELUDE + problem.offset
             message = f"frame {number}: {problem.message} (byte {where})"
             out.append(self._note(problem.code, message, number, where, problem.severity))
-        headers = _Headers.of(values)
+        headers = Headers.of(values)
         if not problems and len(self._headers) < _HEADER_CACHE:
             self._headers[data] = headers
         return headers

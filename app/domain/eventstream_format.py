@@ -1,5 +1,6 @@
 """The pieces of the AWS event-stream format (eventstream.py has the frame layout): header
-decoding, and header and frame encoding (for scrubbing a capture and for tests).
+decoding and what a frame's headers say (``Headers``, ``frame_data``), and header and frame
+encoding (for scrubbing a capture and for tests).
 
 Every header type of the format is read: 0 true, 1 false, 2 byte, 3 short, 4 int, 5 long
 (signed, big-endian), 6 bytes, 7 string (UTF-8), 8 timestamp (milliseconds since the epoch, read
@@ -15,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
+
+import orjson
 
 from .events import Severity
 
@@ -135,3 +138,33 @@ def encode_frame(headers: bytes, payload: bytes) -> bytes:
     prelude += struct.pack(">I", zlib.crc32(prelude))
     body = prelude + headers + payload
     return body + struct.pack(">I", zlib.crc32(body))
+
+
+def frame_data(headers: dict[str, HeaderValue], payload: bytes, message_type: str) -> bytes:
+    """What a frame says: its payload, or for an error frame without one, its error headers
+    as an in-stream error object, ``{"error": {"code", "message"}}``."""
+    if message_type != "error" or payload.strip():
+        return payload
+    code, message = headers.get(":error-code"), headers.get(":error-message")
+    text = str(message or code or "")
+    return orjson.dumps(
+        {"error": {"code": code if isinstance(code, str) else None, "message": text}}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Headers:
+    """A frame's headers read once, with what they say (kept per distinct header bytes)."""
+
+    values: dict[str, HeaderValue]
+    name: str | None
+    message_type: str
+
+    @classmethod
+    def of(cls, values: dict[str, HeaderValue]) -> Headers:
+        kind = values.get(":message-type", "event")
+        kind = kind if isinstance(kind, str) else "event"
+        if kind == "error":
+            return cls(values, "error", kind)
+        name = values.get(":exception-type" if kind == "exception" else ":event-type")
+        return cls(values, name if isinstance(name, str) else None, kind)
