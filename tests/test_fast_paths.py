@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.captures import read_capture
-from app.domain.dialects import DIALECTS, chat, chat_fast, chat_run
+from app.domain.dialects import DIALECTS, chat, chat_fast, chat_run, completions
 from app.domain.interpret import PayloadInterpreter
 from app.report import render_json
 
@@ -206,17 +206,20 @@ def plain_captures(draw: st.DrawFn) -> bytes:
 
 @contextmanager
 def fast_paths_off() -> Iterator[None]:
-    """Every payload read the full way: chat's fast reader refuses, the dialects have none."""
-    saved, saved_run = chat.read_fast, chat.read_run
+    """Every payload read the full way: chat's fast reader refuses, the dialects have none,
+    and the runs of chat and completions are read by the generic loop."""
+    saved, saved_run, saved_completions = chat.read_fast, chat.read_run, completions.read_run
     fast = {d.interpreter: d.interpreter.fast for d in DIALECTS if d.interpreter.fast is not None}
     chat.read_fast = lambda it, raw, data: False  # type: ignore[assignment]
     chat.read_run = lambda it, *run: PayloadInterpreter.run(it, *run)  # type: ignore[assignment]
+    completions.read_run = lambda it, *run: PayloadInterpreter.run(it, *run)  # type: ignore[assignment]
     for cls in fast:
         cls.fast = None
     try:
         yield
     finally:
         chat.read_fast, chat.read_run = saved, saved_run
+        completions.read_run = saved_completions
         for cls, path in fast.items():
             cls.fast = path
 

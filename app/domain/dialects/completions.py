@@ -11,17 +11,20 @@ concatenate to: each choice's text, logprobs in the old shape, last finish reaso
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from ..events import Event, Extra, Finish, Logprobs, Meta, RawEvent, TextDelta, Usage
+from ..fastpath import Item
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
 from .base import Dialect, UsageFields, int_or_none
 from .completions_fast import FAST
 from .completions_logprobs import entries, is_old_shape, rebuild
+from .completions_run import read_run
 
 NAME = "completions"
 OBJECT = "text_completion"
@@ -45,6 +48,9 @@ class CompletionsInterpreter(PayloadInterpreter):
         self._finish: dict[int, str] = {}
         self._usage: Any = None
         self.chunks = 0
+
+    def run(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
+        return read_run(self, items, i, stop, kept)
 
     def value(self, raw: RawEvent, value: Any) -> None:
         if raw.event == "error" or (isinstance(value, dict) and "error" in value):

@@ -68,4 +68,5 @@ def _any_negative(choices: list[_Choice]) -> bool:
     return any(choice.index < 0 for choice in choices)
 
 
-FAST = FastPath(msgspec.json.Decoder(_Chunk).decode, _read)
+decode = msgspec.json.Decoder(_Chunk).decode
+FAST = FastPath(decode, _read)
