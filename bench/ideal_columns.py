@@ -2,8 +2,8 @@
 step of docs/performance.md ("What is left").
 
 An idealised reader of two dialects' 100k-event captures (``gen_dialects.py``): split the
-lines, decode each payload with msgspec into typed structures (as Streamscope's fast paths
-do, refusing any other shape), and keep the text in a list and each event's line number and
+lines, decode each payload with the dialect's own one-step decoder (msgspec into typed
+structures refusing any other shape), and keep the text in a list and each event's line number and
 byte offset in ``array`` s, with no object per event. It keeps less than Streamscope (no end
 offsets, times, flags, kinds or timeline events), reads only the commonest payload and
 writes no report; it says what is left when the objects per event are gone. Against the floor (split, ``orjson.loads``, keep the text)
@@ -20,43 +20,19 @@ import sys
 from array import array
 from itertools import accumulate, repeat
 from operator import add
-from typing import Literal
 
 import gen_dialects
 import kit  # noqa: F401  (puts the repository root on sys.path)
-import msgspec
 import parse_more
 from kit.report import header, parse_args
 from kit.table import Table, fmt_s, ratio
 
+from app.domain.dialects import anthropic_fast, ollama_fast
+from app.domain.fastpath import REFUSED
 
-class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    type: Literal["text_delta", "thinking_delta"]
-    text: str | None = None
-    thinking: str | None = None
-
-
-class _BlockDelta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    type: Literal["content_block_delta"]
-    index: int
-    delta: _Delta
-
-
-class _Message(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    role: str
-    content: str
-
-
-class _Line(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    model: str
-    created_at: str
-    message: _Message
-    done: bool
-
-
-_REFUSED = (msgspec.ValidationError, msgspec.DecodeError)
-_block_delta = msgspec.json.Decoder(_BlockDelta).decode
-_line = msgspec.json.Decoder(_Line).decode
+# Streamscope's own one-step decoders (typed structures refusing any other shape).
+_block_delta = anthropic_fast.FAST.decode
+_line = ollama_fast.FAST.decode
 
 
 Kept = tuple[list[str], "array[int]", "array[int]"]
@@ -79,7 +55,7 @@ def anthropic(data: bytes) -> Kept:
             continue
         try:
             text = _block_delta(line[6:]).delta.text
-        except _REFUSED:
+        except REFUSED:
             continue
         if text is not None:
             texts.append(text)
@@ -98,9 +74,10 @@ def ollama(data: bytes) -> Kept:
         if not line:
             continue
         try:
-            text = _line(line).message.content
-        except _REFUSED:
+            message = _line(line).message
+        except REFUSED:
             continue
+        text = message.content if message else None
         if text:
             texts.append(text)
             numbers.append(number)
