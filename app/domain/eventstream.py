@@ -139,47 +139,51 @@ class EventStreamDecoder:
     # ----------------------------------------------------------------- framing
     def _read_frames(self, data: bytes, t: float | None, out: list[Frame | Diagnostic]) -> int:
         """Read the whole frames at the start of ``data`` (the buffer, as bytes: its slices
-        are the payloads); returns how many bytes were read."""
-        size, pos = len(data), 0
-        unpack, crc32, known = _PRELUDE.unpack_from, zlib.crc32, self._headers
+        are the payloads); returns how many bytes were read. The frame count and the base
+        offset are held in locals (this runs per frame) and stored before any method that
+        reads them."""
+        size, pos, base, frames = len(data), 0, self._base, self._frames
+        unpack, crc32, known, cap = _PRELUDE.unpack_from, zlib.crc32, self._headers, self.max_frame
         with memoryview(data) as view:
             while size - pos >= PRELUDE:
                 total, headers_length, crc = unpack(data, pos)
-                if crc32(view[pos : pos + 8]) != crc or not _lengths_fit(total, headers_length):
+                if (  # _lengths_fit, inlined
+                    crc32(view[pos : pos + 8]) != crc
+                    or total < MIN_FRAME
+                    or headers_length > total - MIN_FRAME
+                ):
+                    self._frames = frames
                     out.append(self._bad_prelude(view, pos, total, headers_length, crc))
                     return size
                 end = pos + total
-                if total > self.max_frame:
-                    self._frames += 1
-                    self._refused_at = self._base + pos
-                    out.append(self._too_large(total, self._refused_at))
+                if end > size and total <= cap:
+                    self._frames, self._need = frames, total  # counted when it is all here
+                    return pos
+                frames += 1
+                at = base + pos
+                if total > cap:
+                    self._frames, self._refused_at = frames, at
+                    out.append(self._too_large(total, at))
                     if end > size:
                         self._skip, self._need = end - size, PRELUDE
                         return size
-                elif end > size:
-                    self._need = total  # counted when it is all here
-                    return pos
-                else:  # a whole frame, read here (this runs per frame)
-                    self._frames += 1
-                    at, sent = self._base + pos, _CRC.unpack_from(data, end - 4)[0]
-                    if crc32(view[pos : end - 4]) != sent:
-                        out.append(self._bad_crc(at, total, sent, crc32(view[pos : end - 4])))
-                    else:
-                        start = pos + PRELUDE + headers_length
-                        header_bytes = data[pos + PRELUDE : start]
-                        headers = known.get(header_bytes) or self._parse(header_bytes, at, out)
-                        raw = RawEvent(-1, self._frames, at, at + total, t, "event", headers.name)
-                        payload, kind = data[start : end - 4], headers.message_type
-                        said = (
-                            frame_data(headers.values, payload, kind)
-                            if kind == "error"
-                            else payload
-                        )
-                        out.append(
-                            Frame(raw, headers.values, payload, self._base + start, kind, said)
-                        )
+                elif crc32(view[pos : end - 4]) != _CRC.unpack_from(data, end - 4)[0]:
+                    self._frames = frames
+                    sent = _CRC.unpack_from(data, end - 4)[0]
+                    out.append(self._bad_crc(at, total, sent, crc32(view[pos : end - 4])))
+                else:  # a whole, good frame (this runs per frame)
+                    start = pos + PRELUDE + headers_length
+                    header_bytes = data[pos + PRELUDE : start]
+                    headers = known.get(header_bytes)
+                    if headers is None:
+                        self._frames = frames
+                        headers = self._parse(header_bytes, at, out)
+                    raw = RawEvent(-1, frames, at, at + total, t, "event", headers.name)
+                    payload, kind = data[start : end - 4], headers.message_type
+                    said = frame_data(headers.values, payload, kind) if kind == "error" else payload
+                    out.append(Frame(raw, headers.values, payload, base + start, kind, said))
                 pos = end
-        self._need = PRELUDE
+        self._frames, self._need = frames, PRELUDE
         return pos
 
     def _bad_prelude(
