@@ -8,48 +8,77 @@ import gc
 import threading
 import time
 
-import msgspec
-import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.captures import read_capture
 from app.domain import collector
 from app.domain.dialects import chat_run
+from app.domain.events import Logprobs
 
-from .test_fast_paths import _decode, _decode_line_by_line
+from .test_fast_paths import FIRST, _decode, _decode_line_by_line, fast_paths_off, timeline
 
-JSON_VALUES = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**63 - 1)
-    | st.floats(min_value=-1e16, max_value=1e16, exclude_min=True, exclude_max=True)
-    | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=12,
+# Logprob entries as servers may write them: each is kept as sent, by every reading.
+SENT_ENTRIES = [
+    b'{"token":"a","logprob":-0.10,"bytes":[97],"top_logprobs":[]}',  # a trailing zero
+    b'{"token":"\\u00e9","logprob":-1E-5,"bytes":[195,169],'
+    b'"top_logprobs":[{"token":"\\/","logprob":-2,"bytes":[47]}]}',  # escapes, exponent
+    b'{ "token" : "b" , "logprob" : -1.5 , "bytes" : null , "top_logprobs" : [ ] }',
+    b'{"token":"c","logprob":-1,"token":"d","bytes":[100]}',  # a key sent twice
+    b'{"token":"e","logprob":-0.5,"bytes":[101],"top_logprobs":[]}',
+]
+_HEAD = b'{"id":"c1","object":"chat.completion.chunk","model":"m1","choices":[{"index":0,'
+
+
+def _scored(entries: bytes, tail: bytes = b"}]}") -> bytes:
+    return _HEAD + b'"delta":{"content":"x"},"logprobs":{"content":[' + entries + b"]}" + tail
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(SENT_ENTRIES), min_size=1, max_size=3), max_size=6),
+    st.sampled_from([b",", b" , "]),
+    st.sampled_from([b"}]}", b',"finish_reason":null}]}', b'}],"usage":null}', b"} ] }"]),
 )
+def test_logprob_entries_are_kept_as_sent_by_every_reading(
+    lists: list[list[bytes]], comma: bytes, tail: bytes
+) -> None:
+    """The run (chat_run.py), the one-step reading (chat_fast.py) and the full reading
+    (chunks.py) keep a chunk's entries byte for byte as sent, whatever their spacing, number
+    forms, escapes or keys sent twice; the whole timelines agree."""
+    sent = [comma.join(entries) for entries in lists]
+    data = b"".join(b"data: " + p + b"\n\n" for p in [FIRST, *(_scored(e, tail) for e in sent)])
+    fast = timeline(data)
+    with fast_paths_off():
+        assert timeline(data) == fast
+    events = read_capture(data).streams[0].events
+    assert [e.entries for e in events if isinstance(e, Logprobs)] == sent
 
 
-@settings(max_examples=500, deadline=None)
-@given(JSON_VALUES)
-def test_orjson_and_msgspec_write_a_value_alike(value: object) -> None:
-    """Floats under 1e16 in size: from there on the two write exponents otherwise (below),
-    so chat_run.py's logprobs are typed to stay under it."""
-    assert msgspec.json.encode(value) == orjson.dumps(value)
+def test_the_run_slices_entries_as_sent() -> None:
+    """The run itself (not a slower reading behind it) takes such a payload."""
+    for entries in SENT_ENTRIES:
+        payload = _scored(entries)
+        assert chat_run._entries(chat_run._decode_scored(payload), payload) == entries
 
 
-def test_large_floats_are_written_otherwise_and_declined() -> None:
-    assert (msgspec.json.encode(1e16), orjson.dumps(1e16)) == (b"1e16", b"1e+16")
-    entry = b'{"token":"a","logprob":-1e16,"bytes":[97],"top_logprobs":[]}'
-    payload = (
-        b'{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
-        b'"delta":{"content":"a"},"logprobs":{"content":[' + entry + b"]}}]}"
-    )
-    try:
-        chat_run._decode_scored(payload)
-    except msgspec.ValidationError:
-        return
-    raise AssertionError("a logprob of 1e16 was read the canonical way")
+def test_the_run_declines_a_payload_laid_out_otherwise() -> None:
+    """Spaces in the closings, a field after the logprobs: the one-step reading takes it."""
+    for payload in (
+        _scored(SENT_ENTRIES[4], b"} ] }"),
+        _HEAD + b'"logprobs":{"content":[' + SENT_ENTRIES[4] + b']},"delta":{"content":"x"}}]}',
+    ):
+        assert chat_run._entries(chat_run._decode_scored(payload), payload) is None
+
+
+def test_entries_sent_over_several_lines_are_kept_on_one() -> None:
+    """A data field spread over lines (the full reading): whitespace between tokens out."""
+    entries = b'{"token":"a",\n"logprob":-0.10, "bytes":[97]}'
+    data = b"data: " + FIRST + b"\n\ndata: " + _scored(entries).replace(b"\n", b"\ndata: ")
+    events = read_capture(data + b"\n\n").streams[0].events
+    assert [e.entries for e in events if isinstance(e, Logprobs)] == [
+        b'{"token":"a","logprob":-0.10,"bytes":[97]}'
+    ]
 
 
 def test_the_collector_is_paused_while_reading_and_as_it_was_after() -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from .events import (
     Extra,
     Finish,
@@ -18,6 +16,7 @@ from .events import (
     ToolCallArgs,
     ToolCallStart,
 )
+from .sent import sent_items
 from .toolcalls import ChoiceToolCalls
 
 if TYPE_CHECKING:
@@ -44,7 +43,8 @@ class ChoiceReader:
         # would make a cycle that keeps a dropped capture alive until a full collection.
         self._it: ChatInterpreter = weakref.proxy(interpreter)
 
-    def read(self, raw: RawEvent, choice: dict[str, Any]) -> None:
+    def read(self, raw: RawEvent, choice: dict[str, Any], position: int) -> None:
+        """One choice of a chunk: ``position`` is its place in the chunk's ``choices``."""
         delta = choice.get("delta")
         if delta is None:
             delta = choice.get("message")  # a whole completion, or a done chunk
@@ -57,7 +57,7 @@ class ChoiceReader:
             self._text(raw, choice["text"], None)
         logprobs = choice.get("logprobs")
         if logprobs:
-            self._logprobs(raw, logprobs)
+            self._logprobs(raw, logprobs, position)
         if not KNOWN_CHOICE_KEYS.issuperset(choice):
             self._choice_extras(raw, choice, mirrored_text=isinstance(delta, dict))
         reason = choice.get("finish_reason")
@@ -164,7 +164,7 @@ class ChoiceReader:
                 )
 
     # ------------------------------------------------------------------ logprobs, extras
-    def _logprobs(self, raw: RawEvent, logprobs: Any) -> None:
+    def _logprobs(self, raw: RawEvent, logprobs: Any, position: int) -> None:
         if not isinstance(logprobs, dict):
             self._it.note(raw, "logprobs_shape", "warning", "logprobs is not an object; ignored")
             return
@@ -172,12 +172,12 @@ class ChoiceReader:
             entries = logprobs.get(field)
             if entries:
                 if isinstance(entries, list):
+                    path = ("choices", position, "logprobs", field)
                     event = Logprobs(
                         choice=self.index,
                         field=field,
                         count=len(entries),
-                        # Sliced: an exact-size copy (orjson's own buffer keeps >= 4 KiB).
-                        entries=orjson.dumps(entries)[1:-1],
+                        entries=sent_items(self._it.text, path, entries),
                     )
                     self._it.add(event, raw)
                 else:

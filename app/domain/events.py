@@ -187,9 +187,9 @@ class Logprobs(Event, kw_only=True):
 
     ``field`` is "content" or "refusal"; ``entries`` is the list of
     ``{token, logprob, bytes, top_logprobs}`` exactly as sent. It is large and only ever
-    re-serialised, so it is held as JSON text: ``entries`` is the list's items without the
-    brackets (an exact-size bytes object), and ``to_json`` embeds it as an ``orjson.Fragment``
-    without parsing it again.
+    passed on, so it is held as the JSON text the server wrote (sent.py; a list sent over
+    several lines is put on one): the list's items without the brackets (an exact-size bytes
+    object), which ``to_json`` embeds as an ``orjson.Fragment`` without parsing it.
     """
 
     kind: ClassVar[str] = "logprobs"

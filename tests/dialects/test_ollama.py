@@ -251,6 +251,9 @@ def test_logprobs_are_logprobs_events_and_joined_in_the_final_object():
     assert [e.entry_list() for e in stream.events if e.kind == "logprobs"] == [first, second]
     assert result["completion"]["logprobs"] == first + second
     assert result["completion"]["response"] == "Hi!" and result["completion"]["created_at"] == "t2"
+    # Kept as sent (json.dumps spaces them), not written back out.
+    sent = [json.dumps(entries)[1:-1].encode() for entries in (first, second)]
+    assert [e.entries for e in stream.events if e.kind == "logprobs"] == sent
 
 
 def test_a_second_response_after_done_is_a_second_stream():

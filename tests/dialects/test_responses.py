@@ -151,6 +151,14 @@ def test_logprobs_become_logprobs_events_in_the_chat_entry_shape():
     assert tokens == expected("responses-openai-gpt-4o-mini-logprobs.sse")["final_text"]
 
 
+def test_logprob_entries_are_kept_as_sent():
+    """A number in another form (an upper-case exponent) stays as the server wrote it."""
+    data = (DIALECT_CAPTURES / "responses-openai-gpt-4o-mini-logprobs.sse").read_bytes()
+    assert b"-1.9361264946837764e-7" in data
+    stream = read(data.replace(b"-1.9361264946837764e-7", b"-1.9361264946837764E-7"))
+    assert any(b"-1.9361264946837764E-7" in e.entries for e in kinds(stream, "logprobs"))
+
+
 def test_reasoning_summary_parts_are_paragraphs():
     name = "responses-openai-o3-mini-reasoning-summary.sse"
     stream = read((DIALECT_CAPTURES / name).read_bytes())

@@ -137,10 +137,10 @@ class ChatInterpreter(PayloadInterpreter):
             self.note(raw, "choices_not_list", "error", "choices is not a list; ignored")
             return
         raw.choices = True
-        for choice in choices:
-            self._choice(raw, choice)
+        for position, choice in enumerate(choices):
+            self._choice(raw, choice, position)
 
-    def _choice(self, raw: RawEvent, choice: Any) -> None:
+    def _choice(self, raw: RawEvent, choice: Any, position: int) -> None:
         if not isinstance(choice, dict):
             self.note(raw, "choice_not_object", "error", "a choice is not a JSON object; ignored")
             return
@@ -151,7 +151,7 @@ class ChatInterpreter(PayloadInterpreter):
         reader = self.choices.get(index)
         if reader is None:
             reader = self.choices[index] = ChoiceReader(index, self)
-        reader.read(raw, choice)
+        reader.read(raw, choice, position)
 
     def _check_meta(self, raw: RawEvent, chunk: dict[str, Any]) -> None:
         chunk_id = chunk.get("id")

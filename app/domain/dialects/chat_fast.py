@@ -11,7 +11,8 @@ walking it by hand:
   ``Raw``, no ``Any``; integers bounded to 64 bits), so what it accepts orjson reads too,
   with the same values (duplicate keys: the last one, as orjson);
 * with logprobs, the payload is read by ``orjson`` as the full reading does (so exactly the
-  same payloads are accepted) and ``msgspec.convert`` checks its shape with the same types.
+  same payloads are accepted) and ``msgspec.convert`` checks its shape with the same types;
+  the entries are kept as sent (sent.py), as the full reading keeps them.
 
 Anything else (the first chunk, a finish or usage chunk, tool calls, refusals, extras, an id or
 model that changed, a choice seen for the first time, JSON orjson refuses) is refused before
@@ -27,6 +28,7 @@ import orjson
 
 from ..events import Logprobs, ReasoningDelta, TextDelta
 from ..jsontext import too_deep
+from ..sent import sent_items
 
 if TYPE_CHECKING:
     from ..events import RawEvent
@@ -114,6 +116,11 @@ def _chunk(it: ChatInterpreter, data: bytes) -> _Chunk | None:
     return chunk
 
 
+def _entries(data: bytes, position: int, entries: list[Any]) -> bytes:
+    """The logprob entries of the choice at ``position``, as sent (chunks.py keeps them so)."""
+    return sent_items(data, ("choices", position, "logprobs", "content"), entries)
+
+
 def read_fast(it: ChatInterpreter, raw: RawEvent, data: bytes) -> bool:
     """Read one payload of the common shape (module docstring) into ``it``'s stream; False,
     with nothing recorded, when it is not one."""
@@ -142,16 +149,16 @@ def read_fast(it: ChatInterpreter, raw: RawEvent, data: bytes) -> bool:
             return False
         it.text = data
         raw.choices = True
-        _read_choice(it, raw, choice, orjson.dumps(entries)[1:-1] if entries else None)
+        _read_choice(it, raw, choice, _entries(data, 0, entries) if entries else None)
         return True
     kept: list[bytes | None] = []
-    for choice in choices:
+    for position, choice in enumerate(choices):
         if choice.index not in readers:
             return False
         entries = choice.logprobs.content if choice.logprobs is not None else None
         if entries and not isinstance(entries, list):
             return False
-        kept.append(orjson.dumps(entries)[1:-1] if entries else None)
+        kept.append(_entries(data, position, entries) if entries else None)
     it.text = data
     raw.choices = True
     for choice, logprobs in zip(choices, kept, strict=True):

@@ -7,13 +7,13 @@ reasoning delta, the stream's identity, and
 
 * without logprobs, decoded by msgspec into chat_fast.py's typed structures (what they
   accept, orjson reads too, with the same values);
-* with logprobs, decoded by msgspec into the typed structures below; a chunk with logprob
-  entries only when the payload is exactly what msgspec writes back for them (``_entries``):
-  compact, keys in the order OpenAI sends them, nothing sent twice, logprobs under 1e16 in
-  size. Such a payload is read by orjson to the same values, and orjson writes those values
-  as msgspec does (tests/test_reading_runs.py), so its logprob entries, sliced out of the
-  payload, are the very text ``orjson.dumps`` gives for them, as the full reading keeps them
-  (chunks.py). The typed structures bound the depth, so no depth scan is needed either.
+* with logprobs, decoded by msgspec into the typed structures below, which check every
+  entry as they read it (what they accept, orjson reads too: numbers that overflow a double,
+  text that is not UTF-8 and deep nesting are refused). The entries are then sliced out of
+  the payload as sent (``_entries``), as the full reading keeps them (chunks.py, sent.py),
+  when the payload ends the way its typed structure says, compactly: the content list is
+  then the last value of the chunk's logprobs, choice and choices. Any other layout goes the
+  one-step way.
 
 Every other payload is read by ``it.payload`` (chat_fast.py's one-step reading, else the full
 reading), as when read alone.
@@ -21,7 +21,7 @@ reading), as when read alone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -37,20 +37,15 @@ if TYPE_CHECKING:
     from .chat import ChatInterpreter
 
 
-# From 1e16 up, orjson writes an exponent as "e+16" and msgspec as "e16": a logprob that
-# large (none is) goes the other way, so what is sliced out is what orjson would write.
-Float = Annotated[float, msgspec.Meta(gt=-1e16, lt=1e16)]
-
-
 class _Top(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     token: str
-    logprob: Float
+    logprob: float
     bytes: list[Int] | UnsetType | None = UNSET
 
 
 class _Entry(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     token: str
-    logprob: Float
+    logprob: float
     bytes: list[Int] | UnsetType | None = UNSET
     top_logprobs: list[_Top] | UnsetType = UNSET
 
@@ -85,8 +80,6 @@ class _ScoredChunk(msgspec.Struct, forbid_unknown_fields=True, gc=False, kw_only
 
 
 _decode_scored = msgspec.json.Decoder(_ScoredChunk).decode
-_encode = msgspec.json.Encoder().encode
-_ENTRIES_AT = b'"logprobs":{"content":['
 
 
 def read_run(
@@ -104,20 +97,43 @@ def read_run(
 
 
 def _entries(chunk: _ScoredChunk, data: bytes) -> bytes | None:
-    """The logprob entries of a canonical one-choice payload, as their JSON text without
-    the brackets (an exact-size copy), or None when it is not canonical. Keys cannot sit
-    inside a string unescaped, so the first ``"logprobs":{"content":[`` is the choice's; what
-    follows the entries is known from which fields were sent."""
-    if _encode(chunk) != data:
-        return None
+    """The logprob entries of a one-choice payload as sent, without the brackets (an
+    exact-size copy), or None when the payload does not end as its structure says.
+
+    Keys cannot sit inside a string unescaped, and ``"content":[`` can open no list but the
+    logprobs' content here (the delta's content is a string), so its last occurrence opens
+    the list the typed reading kept (a key sent twice is its last value). When the payload
+    ends with exactly the closings and the null fields its structure has after that list,
+    the list is the last value of the logprobs, the choice and the chunk, and runs to the
+    bracket before them."""
     choice = chunk.choices[0]
     scores = choice.logprobs
     assert isinstance(scores, _Scores)
-    tail = 5  # ] } } ] }: the ends of entries, logprobs, choice, choices and chunk
-    tail += len(b',"refusal":null') * (scores.refusal is not UNSET)
-    tail += len(b',"finish_reason":null') * (choice.finish_reason is not UNSET)
-    tail += len(b',"usage":null') * (chunk.usage is not UNSET)
-    return data[data.index(_ENTRIES_AT) + len(_ENTRIES_AT) : len(data) - tail]
+    tail = _TAILS[
+        scores.refusal is not UNSET, choice.finish_reason is not UNSET, chunk.usage is not UNSET
+    ]
+    start = data.rfind(_CONTENT_AT) + len(_CONTENT_AT)
+    if start < len(_CONTENT_AT) or not data.endswith(tail):
+        return None
+    return data[start : len(data) - len(tail)]
+
+
+_CONTENT_AT = b'"content":['
+# What follows the entries' closing bracket, by which of the logprobs' refusal, the choice's
+# finish reason and the chunk's usage were sent (each null here): the ends of the logprobs,
+# the choice, the choices and the chunk.
+_TAILS = {
+    (refusal, finish, usage): b"]"
+    + b',"refusal":null' * refusal
+    + b"}"
+    + b',"finish_reason":null' * finish
+    + b"}]"
+    + b',"usage":null' * usage
+    + b"}"
+    for refusal in (False, True)
+    for finish in (False, True)
+    for usage in (False, True)
+}
 
 
 def _common_run(

@@ -33,6 +33,7 @@ from ..events import (
     Usage,
 )
 from ..interpret import PayloadInterpreter
+from ..sent import sent_items
 from ..stream import Stream
 from .base import Dialect, ServerTiming, UsageFields, int_or_none
 from .ollama_assemble import COUNTS, assemble
@@ -140,7 +141,7 @@ class OllamaInterpreter(PayloadInterpreter):
 
     def _logprobs(self, raw: RawEvent, entries: Any) -> None:
         if isinstance(entries, list) and entries:
-            data = orjson.dumps(entries)[1:-1]
+            data = sent_items(self.text, ("logprobs",), entries)
             self.add(Logprobs(choice=0, field="content", count=len(entries), entries=data), raw)
 
     def _line_extras(self, raw: RawEvent, value: dict[str, Any]) -> None:

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import orjson
-
 from ..events import (
     BlockDelta,
     BlockStart,
@@ -36,6 +34,7 @@ from ..events import (
     Usage,
 )
 from ..fastpath import FastPath
+from ..sent import sent_items
 from ..stream import Stream
 from .base import Dialect, UsageFields
 from .responses_fast import TextDeltaEvent, decode
@@ -259,7 +258,7 @@ class ResponsesInterpreter(OutputReader):
         logprobs = value.get("logprobs")
         if logprobs:
             if isinstance(logprobs, list):
-                entries = orjson.dumps(logprobs)[1:-1]
+                entries = sent_items(self.text, ("logprobs",), logprobs)
                 self.add(
                     Logprobs(choice=0, field="content", count=len(logprobs), entries=entries), raw
                 )
