@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from app.captures import read_capture
 from app.domain import runs
 from app.domain.dialects import DIALECTS
+from app.domain.dialects.base import Dialect
 from app.domain.events import (
     BlockStart,
     Event,
@@ -49,10 +50,16 @@ def as_json(value: Any) -> Any:
     return orjson.loads(orjson.dumps(value))
 
 
+def folded_for(events: list[Event], dialect: Dialect) -> list[Event]:
+    """As summarize folds a timeline for the dialect."""
+    return folded(events, only_last=Usage if dialect.usage_replaces else None)
+
+
 def same_either_way(events: list[Event]) -> None:
-    """Every dialect's final object and normalized outputs, folded and not."""
-    runs_of = folded(events)
+    """Every dialect's final object and normalized outputs, folded and not (and, for one
+    whose usage replaces the last, its usage as only the last)."""
     for dialect in DIALECTS:
+        runs_of = folded_for(events, dialect)
         whole = dialect.assemble(events)
         assert as_json(dialect.assemble(list(runs_of))) == as_json(whole), dialect.name
         assert normalized(runs_of, dialect, whole) == normalized(events, dialect, whole)
@@ -62,7 +69,7 @@ def same_either_way(events: list[Event]) -> None:
 def test_every_capture_assembles_the_same_folded(path: Path, always_fold: None) -> None:
     for stream in read_capture(path.read_bytes()).streams:
         dialect = dialect_of(stream)
-        runs_of = folded(stream.events)
+        runs_of = folded_for(stream.events, dialect)
         whole = dialect.assemble(stream.events)
         assert as_json(dialect.assemble(list(runs_of))) == as_json(whole)
         assert normalized(runs_of, dialect, whole) == normalized(stream.events, dialect, whole)
@@ -88,8 +95,11 @@ def timelines(draw: st.DrawFn) -> list[Event]:
                 ReasoningDelta(choice=choice, block=block, part=part, field=field, text=t)
                 for t in texts
             ]
-        if draw(st.integers(0, 4)) == 0:
-            out.append(Usage(usage={"output_tokens": len(out)}))
+        if draw(st.integers(0, 2)) == 0:  # now and then (with every chunk, for Gemini)
+            usage: dict[str, Any] = {"output_tokens": len(out)}
+            if draw(st.booleans()):  # keys some usages lack: merged and replaced differ
+                usage[f"k{draw(st.integers(0, 2))}"] = draw(st.integers(0, 3))
+            out.append(Usage(usage=usage))
     out.append(Finish(choice=0, reason="stop"))
     return out
 
@@ -135,6 +145,17 @@ def test_interleaved_kinds_are_given_back_as_they_are() -> None:
     # Interleaved choices: one kind, runs of one.
     alternating: list[Event] = [TextDelta(choice=i % 2, text="t") for i in range(100)]
     assert list(folded(alternating)) == alternating
+
+
+def test_usage_with_every_chunk_leaves_the_text_in_runs_where_it_replaces() -> None:
+    """Gemini's running usage: the folds get one text delta and the last usage."""
+    events: list[Event] = []
+    for i in range(50):
+        events += [TextDelta(choice=0, text=str(i)), Usage(usage={"n": i})]
+    out = folded(events, only_last=Usage)
+    assert [type(e) for e in out] == [TextDelta, Usage]
+    assert out[0].text == "".join(map(str, range(50))) and out[1] is events[-1]
+    assert [d.name for d in DIALECTS if d.usage_replaces] == ["gemini"]
 
 
 def test_long_runs_fold_to_a_few_events() -> None:

@@ -14,11 +14,14 @@ The grouping runs in C (``itertools.groupby`` keyed by ``type`` and ``attrgetter
 code runs once per run. A timeline whose kinds alternate (text and logprobs, text and usage)
 has runs of one: ``folded`` gives it back as it is, judged on its first events (on a timeline
 whose events lie apart in memory, a pass over all of them costs what folding would save).
+Gemini's usage, sent with every chunk, need not break the runs: where each usage replaces the
+last wherever it sits (``Dialect.usage_replaces``), the folds are given only the last one
+(``only_last``), and its text comes in runs again.
 """
 
 from __future__ import annotations
 
-from itertools import groupby, islice
+from itertools import compress, groupby, islice, repeat
 from operator import attrgetter, is_not, ne
 from typing import Any
 
@@ -41,9 +44,12 @@ MIN_RUN = 4
 SAMPLE = 1024
 
 
-def folded(events: list[Event]) -> list[Event]:
+def folded(events: list[Event], *, only_last: type[Event] | None = None) -> list[Event]:
     """The events, each run of text or reasoning deltas of one target as one delta (module
-    docstring); ``events`` itself when its runs are too short to be worth it."""
+    docstring); ``events`` itself when its runs are too short to be worth it. Of the events
+    of kind ``only_last`` (one whose last replaces the others), only the last is kept."""
+    if only_last is not None:
+        events = _last_of_kind(events, only_last)
     kinds = list(map(type, islice(events, SAMPLE)))
     if (sum(map(is_not, kinds, islice(kinds, 1, None))) + 1) * MIN_RUN > len(kinds):
         return events
@@ -67,6 +73,17 @@ def folded(events: list[Event]) -> list[Event]:
             out.append(_joined(deltas[start:end]))
             start = end
     return out
+
+
+def _last_of_kind(events: list[Event], kind: type[Event]) -> list[Event]:
+    """The events without those of ``kind`` but the last: found from the end (a stream's last
+    usage is near it), then a flag per event, in C."""
+    last = next((i for i in range(len(events) - 1, -1, -1) if type(events[i]) is kind), -1)
+    if last < 0:
+        return events
+    keep = list(map(is_not, map(type, events), repeat(kind)))
+    keep[last] = True
+    return list(compress(events, keep))
 
 
 def _one_target(deltas: list[Event], kind: type) -> bool:

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from .dialects import CHAT, by_name
 from .dialects.base import Dialect
-from .events import Diagnostic, Event, Logprobs, Meta, Payload, StreamError, ToolCallEnd
+from .events import Diagnostic, Event, Logprobs, Meta, Payload, StreamError, ToolCallEnd, Usage
 from .metrics import DEFAULT_STALL_MS, compute
 from .normalize import normalized
 from .runs import folded
@@ -72,7 +72,9 @@ def summarize(
     events = stream.events
     if not with_logprobs and Logprobs in present:
         events = [e for e in events if type(e) is not Logprobs]
-    runs = folded(events)  # each run of text deltas as one (runs.py): read by both folds
+    # Each run of text deltas as one (runs.py), read by both folds; a usage that replaces the
+    # last (Gemini's, with every chunk) only as the last one.
+    runs = folded(events, only_last=Usage if dialect.usage_replaces and Usage in present else None)
     completion = dialect.assemble(runs)
     errors = [
         {"message": e.message, "code": e.code, "error": e.error, "t": e.t, "raw": e.raw}

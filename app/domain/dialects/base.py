@@ -84,6 +84,9 @@ class Dialect:
     each usage field means, for the page.
     ``server_timing(usage)``, for dialects whose usage carries the server's own durations,
     reads them from one usage object (the metrics' ``server`` section).
+    ``usage_replaces``: each ``Usage`` event replaces the last in the final object, wherever
+    it sits in the timeline (Gemini sends its running usage with every chunk), so the folds
+    read only the last one (runs.py).
     """
 
     name: str
@@ -95,6 +98,7 @@ class Dialect:
     usage_help: dict[str, str] = field(default_factory=dict)
     server_timing: ServerTimingOf | None = None
     pick_usage: FinalUsage | None = None
+    usage_replaces: bool = False
 
     def usage_counts(self, usage: dict[str, Any]) -> Counts:
         return self.usage.counts(usage)

@@ -152,4 +152,5 @@ GEMINI = Dialect(
         "toolUsePromptTokenCount": "tokens of tool results fed back (code execution, search)",
         "totalTokenCount": "prompt + candidates + thoughts + tool-use prompt tokens",
     },
+    usage_replaces=True,  # usageMetadata with every chunk, the last one kept (gemini_assemble.py)
 )
