@@ -117,7 +117,8 @@ class LineReading:
         if data:
             events = data_pairs(lines, i, self.max_line, window)
         else:
-            events = event_triples(lines, i, self.max_line, window, self._names)
+            named = event_triples(lines, i, self.max_line, window, self._names)
+            events = len(named)
         per = 2 if data else 3
         if events == window:
             window = min(2 * window, MAX_WINDOW)
@@ -130,7 +131,7 @@ class LineReading:
             items, end = read_pairs(lines[i:stop:2], self._byte, self._line, t, last_id)
         else:
             found = lines[i:stop:3], lines[i + 1 : stop : 3]
-            items, end = read_triples(*found, self._names, self._byte, self._line, t, last_id)
+            items, end = read_triples(*found, named, self._byte, self._line, t, last_id)
         out.extend(items)
         self._byte, self._line, self._last = end, self._line + per * events, items[-1].raw
         self.emitted += events

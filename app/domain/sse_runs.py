@@ -57,20 +57,20 @@ def data_pairs(lines: list[bytes], i: int, max_line: int, window: int) -> int:
 
 def event_triples(
     lines: list[bytes], i: int, max_line: int, window: int, names: dict[bytes, str]
-) -> int:
-    """How many of the next ``window`` events from ``lines[i]`` are an ``event: `` line whose
-    name was decoded before (``names``), a ``data: `` line (under ``max_line``) and a blank
-    line."""
+) -> list[str]:
+    """The names of the next events (at most ``window``) from ``lines[i]`` that are an
+    ``event: `` line whose name was decoded before (``names``), a ``data: `` line (under
+    ``max_line``) and a blank line."""
     stop = i + 3 * window
     events, datas, blanks = lines[i:stop:3], lines[i + 1 : stop : 3], lines[i + 2 : stop : 3]
     count = _first(list(map(bool, blanks)), True, len(blanks))
     count = _first(list(map(bytes.startswith, events[:count], repeat(_EVENT))), False, count)
     count = _first(list(map(bytes.startswith, datas[:count], repeat(_DATA))), False, count)
-    known = list(map(names.__contains__, map(_after_event, events[:count])))
-    count = _first(known, False, count)
+    named = list(map(names.get, map(_after_event, events[:count])))
+    count = named.index(None) if None in named else count
     if count and max(map(len, datas[:count])) > max_line:
-        return 0
-    return count
+        return []
+    return named[:count]  # type: ignore[return-value]
 
 
 def read_pairs(
@@ -88,21 +88,21 @@ def read_pairs(
 def read_triples(
     events: list[bytes],
     datas: list[bytes],
-    names: dict[bytes, str],
+    named: list[str],
     byte: int,
     line: int,
     t: float | None,
     last_id: str | None,
 ) -> tuple[list[SSEItem], int]:
-    """The items of ``event: `` and ``data: `` lines each followed by a blank line, from
-    ``byte`` and ``line`` on, and the byte after the last one."""
+    """The items of ``event: `` and ``data: `` lines each followed by a blank line (their
+    names as ``event_triples`` found them), from ``byte`` and ``line`` on, and the byte after
+    the last one."""
     count = len(events)
     event_sizes = list(map(len, events))
     sizes = map(add, map(add, event_sizes, map(len, datas)), repeat(3, count))
     ends = list(accumulate(sizes, initial=byte))
     offsets = map(add, map(add, ends, event_sizes), repeat(1 + len(_DATA)))
-    named = map(names.__getitem__, map(_after_event, events))
-    return _items(datas, ends, range(line, line + 3 * count, 3), named, offsets, t, last_id)
+    return _items(datas, ends, range(line, line + 3 * count, 3), iter(named), offsets, t, last_id)
 
 
 def _items(
