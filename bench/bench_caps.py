@@ -148,18 +148,19 @@ def longest_line(server: LiveServer, size_mb: float, total_mb: float = 45) -> st
 def live_run(server: LiveServer, size_mb: float, fake: FakeUpstream) -> str:
     """A live run of ``size_mb`` MB of chunks, read by its page to the end: its end reason."""
     from websockets.sync.client import connect
+    from websockets.typing import Origin, Subprotocol
 
     from app.protocol import SUBPROTOCOL
 
     url = f"ws://127.0.0.1:{server.port}/ws"
-    origin = f"http://127.0.0.1:{server.port}"
+    origin = Origin(f"http://127.0.0.1:{server.port}")
     start = {
         "type": "start",
         "base_url": fake.url + "/v1",
         "headers": {},
         "body": {"model": f"flood:{size_mb:g}", "messages": [{"role": "user", "content": "x"}]},
     }
-    with connect(url, subprotocols=[SUBPROTOCOL], origin=origin, max_size=None) as ws:  # type: ignore[list-item]
+    with connect(url, subprotocols=[Subprotocol(SUBPROTOCOL)], origin=origin, max_size=None) as ws:
         ws.send(json.dumps(start))
         while True:
             message = json.loads(ws.recv(timeout=300))

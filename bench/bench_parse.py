@@ -80,7 +80,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -211,7 +211,7 @@ def sdk_run(data: bytes, budget: float, read_size: int = 16384) -> dict[str, Any
         if sse.data.startswith("[DONE]"):
             break
         chunk = construct_type(type_=ChatCompletionChunk, value=json.loads(sse.data))
-        state.handle_chunk(chunk)
+        state.handle_chunk(cast(ChatCompletionChunk, chunk))  # as the SDK's own stream does
         done += 1
         if done % 100 == 0 and time.perf_counter() - t0 > budget:
             stopped = True
@@ -223,7 +223,7 @@ def sdk_run(data: bytes, budget: float, read_size: int = 16384) -> dict[str, Any
     if final is not None:
         choice = final.choices[0]
         out["content"] = choice.message.content
-        out["logprobs"] = len(choice.logprobs.content) if choice.logprobs else 0
+        out["logprobs"] = len(choice.logprobs.content or []) if choice.logprobs else 0
     return out
 
 

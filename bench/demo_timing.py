@@ -43,7 +43,7 @@ class Rand:
 
     def choose(self, items: list[int], k: int) -> list[int]:
         pool = list(items)
-        out = []
+        out: list[int] = []
         while pool and len(out) < k:
             out.append(pool.pop(int(self._r.random() * len(pool))))
         return sorted(out)

@@ -65,6 +65,7 @@ import time
 import traceback
 import zlib
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -315,7 +316,8 @@ def _json_spans(text: bytes) -> list[tuple[int, int]]:
     pos = 0
     for line in text.splitlines(keepends=True):
         body = line.rstrip(b"\r\n")
-        head = _DATA_PREFIX.match(body).end()
+        prefix = _DATA_PREFIX.match(body)  # always matches (everything in it is optional)
+        head = prefix.end() if prefix else 0
         if body[head : head + 1] in (b"{", b"["):
             spans.append((pos + head, pos + len(body)))
         pos += len(line)
@@ -324,7 +326,8 @@ def _json_spans(text: bytes) -> list[tuple[int, int]]:
 
 def _nodes(value):
     """Every (path, node) of a JSON value, without recursion (values may be 1,000 deep)."""
-    out, stack = [], [((), value)]
+    out: list[tuple[tuple[Any, ...], Any]] = []
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), value)]
     while stack:
         path, node = stack.pop()
         out.append((path, node))

@@ -58,7 +58,7 @@ def _sse(value: Any, event: str | None = None) -> bytes:
 
 # ---------------------------------------------------------------------------- Anthropic
 def anthropic(events: int, seed: int) -> Iterator[bytes]:
-    message = {
+    message: dict[str, Any] = {
         "model": "claude-sonnet-4-5-20250929",
         "id": "msg_017A4s3HAsrqf5d2WvBmrpLr",
         "type": "message",

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +138,7 @@ def growth_row(
     for path in (small, big):
         data = path.read_bytes()
         (_, _), (f_c, j_c) = interleaved(
-            [lambda d=data: floor(d), lambda d=data: inspect_json(d)], repeat
+            [partial(floor, data), partial(inspect_json, data)], repeat
         )
         times[path] = (min(f_c), min(j_c), len(data))
         del data
@@ -163,7 +164,7 @@ def dialect_rows(
         data = path.read_bytes()
         check(name, data)
         (f_w, j_w), (f_c, j_c) = interleaved(
-            [lambda n=name, d=data: gen_dialects.floor(n, d), lambda d=data: inspect_json(d)],
+            [partial(gen_dialects.floor, name, data), partial(inspect_json, data)],
             repeat,
         )
         fc, jc = min(f_c), min(j_c)

@@ -36,12 +36,13 @@ class Follower:
     def _run(self) -> None:
         from websockets.exceptions import ConnectionClosed
         from websockets.sync.client import connect
+        from websockets.typing import Origin, Subprotocol
 
         try:
             with connect(
                 self.url.replace("http://", "ws://", 1) + "/ws",
-                origin=self.url,
-                subprotocols=[SUBPROTOCOL],
+                origin=Origin(self.url),
+                subprotocols=[Subprotocol(SUBPROTOCOL)],
                 compression=None,
                 max_size=None,
                 proxy=None,

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 from kit import BENCH
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page, Playwright
+    from playwright.sync_api import Browser, Page, Playwright, ViewportSize
 
-VIEWPORT = {"width": 1366, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1366, "height": 900}
 
 
 def script(name: str) -> str:

@@ -198,7 +198,7 @@ def split_lateness(views: list[dict[str, Any]]) -> dict[str, Any]:
     ``t - x_sent_ms`` is the read's lateness plus a constant (the request's start on the wall
     clock), taken as the smallest value (the best read counts as 0 ms late). Chunk i's
     lateness = (fake's write -> server's read) + (server's read -> viewer's recv)."""
-    reads = next((v["reads"] for v in views if v.get("reads")), [])
+    reads: list[Any] = next((v["reads"] for v in views if v.get("reads")), [])
     if not reads:
         return {}
     floor = min(reads)

@@ -74,11 +74,12 @@ class Clock:
 async def ws_connect(port: int, open_timeout: float = 60) -> Any:
     """A ``websockets`` client on the server's /ws (its origin, our subprotocol)."""
     from websockets.asyncio.client import connect
+    from websockets.typing import Origin, Subprotocol
 
     return await connect(
         f"ws://127.0.0.1:{port}/ws",
-        origin=f"http://127.0.0.1:{port}",
-        subprotocols=[SUBPROTOCOL],
+        origin=Origin(f"http://127.0.0.1:{port}"),
+        subprotocols=[Subprotocol(SUBPROTOCOL)],
         compression=None,
         max_size=None,
         proxy=None,

@@ -62,7 +62,7 @@ Viewer = Callable[[int, Attach], Awaitable[dict[str, Any]]]
 async def run_viewers(spec: dict[str, Any], clock: Clock, viewer: Viewer) -> None:
     """``n`` viewers; ``ready`` once all have attached, ``result`` once all have ended."""
     attach = Attach(spec["n"])
-    tasks = [asyncio.create_task(viewer(i, attach)) for i in range(spec["n"])]
+    tasks = [asyncio.ensure_future(viewer(i, attach)) for i in range(spec["n"])]
     with contextlib.suppress(asyncio.TimeoutError):
         await asyncio.wait_for(attach.all.wait(), spec.get("attach_timeout", 120))
     emit("ready", attached=attach.count)

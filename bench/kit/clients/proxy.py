@@ -12,6 +12,7 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from kit.clients import Clock, emit
@@ -62,6 +63,11 @@ class Stream(asyncio.Protocol):
             self.done.set_result(None)
 
 
+def _factory(stream: Stream) -> Callable[[], Stream]:
+    """The protocol factory ``create_connection`` calls: this stream, already made."""
+    return lambda: stream
+
+
 def _request(port: int, path: str, model: str) -> bytes:
     body = json.dumps({"model": model, "stream": True, "messages": []}).encode()
     return (
@@ -76,7 +82,7 @@ async def proxy(spec: dict[str, Any], clock: Clock) -> None:
     streams: list[tuple[str, Stream]] = []
     for item in spec["streams"]:
         stream = Stream(item["port"], item["path"], item["model"])
-        await loop.create_connection(lambda s=stream: s, "127.0.0.1", item["port"])
+        await loop.create_connection(_factory(stream), "127.0.0.1", item["port"])
         streams.append((item["label"], stream))
     heads = await asyncio.gather(*(s.head for _, s in streams))
     refused = [s.refused.decode(errors="replace") for _, s in streams if s.refused]
