@@ -6,7 +6,9 @@ may straddle two reads) and never decodes the ``data`` bytes itself: U+2028, U+2
 are legal inside JSON strings and must not end a line, and the payload decoder validates UTF-8.
 
 Linear in the input: a long line arriving in many small reads is kept as a list of pieces and
-joined once, when it ends (sseclient-py rescans its buffer and goes quadratic).
+joined once, when it ends (sseclient-py rescans its buffer and goes quadratic). This module cuts
+reads into blocks of whole lines; ``sse_lines.py`` reads LF-only blocks, runs at once;
+``sse_fields.py`` reads a line's field and dispatches events.
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ from __future__ import annotations
 import re
 
 from .events import Diagnostic, RawEvent
+from .sse_fields import FieldReading
 from .sse_lines import LineReading
 from .sse_runs import FIRST_WINDOW, SSEItem
 
 DEFAULT_MAX_LINE = 16 * 1024 * 1024
 BOM = b"\xef\xbb\xbf"
-_FIELDS = (b"data", b"event", b"id", b"retry")
 _LINES = re.compile(rb"([^\r\n]*)(\r\n|\r|\n)")
 
 
@@ -51,7 +53,7 @@ class LeadingBOM:
         return chunk
 
 
-class SSEDecoder(LeadingBOM, LineReading):
+class SSEDecoder(LeadingBOM, FieldReading, LineReading):
     """Turns byte reads into ``SSEItem`` s. Problems go to ``diagnostics``; ``take_notes``
     takes them out with their place among the items (how many items were emitted before each),
     so the order does not depend on where the reads were cut.
@@ -146,17 +148,6 @@ class SSEDecoder(LeadingBOM, LineReading):
         self.diagnostics.clear()
         return notes
 
-    def _emit(self, out: list[SSEItem], item: SSEItem) -> None:
-        self.emitted += 1
-        out.append(item)
-
-    def _release(self, out: list[SSEItem]) -> None:
-        """Comments held while an event was pending come after it."""
-        if self._held:
-            self.emitted += len(self._held)
-            out.extend(self._held)
-            self._held = []
-
     # --------------------------------------------------------------- helpers
     def _hold(self, piece: bytes) -> None:
         if self._overlong:
@@ -169,13 +160,6 @@ class SSEDecoder(LeadingBOM, LineReading):
             self._byte_skipped = self._pieces_len
             self._pieces = []
             self._pieces_len = 0
-
-    def _reset_event(self) -> None:
-        self._data: list[bytes] | None = None
-        self._data_offset = 0
-        self._event: str | None = None
-        self._ev_line = 0
-        self._ev_byte = -1
 
     def _block(self, block: bytes, t: float | None, out: list[SSEItem]) -> None:
         """Process a block made only of complete lines."""
@@ -206,118 +190,3 @@ class SSEDecoder(LeadingBOM, LineReading):
         self._byte += size + term_len
         self._line += 1
         self._overlong = False
-
-    def _process_line(self, line: bytes, term: int, t: float | None, out: list[SSEItem]) -> None:
-        start = self._byte
-        lineno = self._line
-        self._byte = start + len(line) + term
-        self._line = lineno + 1
-        if len(line) > self.max_line:
-            self._byte, self._line = start, lineno
-            self._byte_skipped = len(line)
-            self._skip_overlong(term)
-            return
-        if not line:
-            if self._data is not None:
-                self._dispatch(t, out)
-            else:
-                self._reset_event()
-            self._release(out)
-            return
-        if line[0] == 0x3A:  # ":" comment
-            raw = RawEvent(-1, lineno, start, self._byte, t, "comment")
-            text = line[2:] if line[1:2] == b" " else line[1:]  # one space, as for values
-            item = SSEItem(raw, comment=self._text(text, start + len(line) - len(text)))
-            self._last = raw  # the LF of a CRLF split across reads still belongs to it
-            if self._ev_byte >= 0:
-                self._held.append(item)  # inside an event: after it, to keep byte order
-            else:
-                self._emit(out, item)
-            return
-        if self._ev_byte < 0:
-            self._ev_byte, self._ev_line = start, lineno
-        colon = line.find(b":")
-        if colon < 0:
-            name, value = line, b""
-        else:
-            name, value = line[:colon], line[colon + 1 :]
-            if value[:1] == b" ":
-                value = value[1:]
-            if name not in _FIELDS and name.strip() in _FIELDS:
-                self._note(
-                    "field_whitespace",
-                    "warning",
-                    "a field name has spaces around it; read anyway (strict clients drop it)",
-                    lineno,
-                    start,
-                )
-                name = name.strip()
-        if name == b"data":
-            if self._data is None:
-                self._data = [value]
-                self._data_offset = self._byte - term - len(value)
-            else:
-                self._data.append(value)
-        elif name == b"event":
-            self._event = self._text(value, start + len(line) - len(value))
-        elif name == b"id":
-            if b"\x00" not in value:
-                self.last_event_id = self._text(value, start + len(line) - len(value))
-        elif name != b"retry":
-            self._note(
-                "unknown_field",
-                "info",
-                f"line is not an SSE field ({self._text(name[:40], start)!r}...); ignored",
-                lineno,
-                start,
-            )
-
-    def _dispatch(self, t: float | None, out: list[SSEItem]) -> None:
-        data = self._data
-        assert data is not None
-        payload = data[0] if len(data) == 1 else b"\n".join(data)
-        raw = RawEvent(
-            -1,
-            self._ev_line,
-            self._ev_byte,
-            self._byte,
-            t,
-            "event",
-            self._event,
-            self.last_event_id,
-        )
-        self._last = raw
-        self._emit(out, SSEItem(raw, data=payload, data_offset=self._data_offset))
-        self._reset_event()
-
-    def _text(self, value: bytes, at: int) -> str:
-        try:
-            return value.decode()
-        except UnicodeDecodeError as exc:
-            self._note(
-                "invalid_utf8",
-                "warning",
-                f"byte 0x{value[exc.start]:02x} is not valid UTF-8; replaced with U+FFFD",
-                self._line - 1,
-                at + exc.start,
-            )
-            return value.decode(errors="replace")
-
-    def _note(
-        self,
-        code: str,
-        severity: str,
-        message: str,
-        line: int | None = None,
-        byte: int | None = None,
-    ) -> None:
-        self._marks.append(self.emitted)
-        self.diagnostics.append(
-            Diagnostic(
-                code=code,
-                severity=severity,  # type: ignore[arg-type]
-                message=message,
-                line=self._line - 1 if line is None else line,
-                byte=self._byte if byte is None else byte,
-            )
-        )
