@@ -18,6 +18,7 @@ import orjson
 from . import jsonout
 from .captures import Capture
 from .domain.events import (
+    Event,
     Finish,
     Logprobs,
     Meta,
@@ -26,8 +27,7 @@ from .domain.events import (
     TextDelta,
     ToolCallEnd,
 )
-from .domain.stream import Stream
-from .domain.summary import diagnostic_json, dialect_of, identity_of, summarize
+from .domain.summary import diagnostic_json, dialect_of, fold, identity_of, summarize
 
 INDENT = "  "
 
@@ -69,11 +69,12 @@ class _Output:
     stop: Any = None
 
 
-def _outputs(stream: Stream, metas: list[Meta]) -> dict[int, _Output]:
-    """Every dialect's outputs from its timeline; logprob entries counted, never parsed. The
-    meta events go to ``metas`` on the way (one pass for both)."""
+def _outputs(events: list[Event], metas: list[Meta]) -> dict[int, _Output]:
+    """Every dialect's outputs from its timeline (as it is, or folded: text runs read as one,
+    as ``summarize`` reads them); logprob entries counted, never parsed. The meta events go
+    to ``metas`` on the way (one pass for both)."""
     outputs: dict[int, _Output] = {}
-    for event in stream.events:
+    for event in events:
         kind = type(event)  # the commonest two by their exact type first
         if kind is TextDelta or kind is Logprobs:
             out = outputs.get(event.choice)  # type: ignore[attr-defined]
@@ -202,9 +203,15 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
     for diag in capture.diagnostics:
         out.append(f"  [{diag.severity}] {diag.code}: {diag.message}")
     for stream in capture.streams:
-        summary = summarize(stream, stall_ms, with_normalized=False, with_logprobs=False)
+        # Folded once for the summary and the outputs; the logprobs it leaves out are counted
+        # from the whole timeline.
+        timeline = fold(stream, with_logprobs=False)
+        summary = summarize(
+            stream, stall_ms, with_normalized=False, with_logprobs=False, timeline=timeline
+        )
         metas: list[Meta] = []
-        outputs = _outputs(stream, metas)
+        scored = Logprobs in timeline.present
+        outputs = _outputs(stream.events if scored else timeline.runs, metas)
         response_id, model = identity_of(metas)
         out.append("")
         dialect = stream.dialect or "unknown dialect"

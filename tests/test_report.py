@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import tracemalloc
 
+import pytest
+
 from app.captures import read_capture
+from app.domain import runs
 from app.report import render, render_json
 
 from .helpers import corpus
+from .test_runs import FILES
 
 
 def logprobs_capture(chunks: int) -> bytes:
@@ -111,3 +115,17 @@ def test_the_readable_report_is_the_same_without_assembling_logprobs(monkeypatch
         monkeypatch.setattr(report, "summarize", with_logprobs)
         assert render(capture, name) == fast
         monkeypatch.undo()
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_the_report_says_the_same_from_the_folded_timeline(
+    path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outputs are read from the timeline the summary folded (text runs as one): the
+    report is the same as from the whole timeline, for every capture."""
+    data = path.read_bytes()
+    monkeypatch.setattr(runs, "SAMPLE", 0)  # nothing folded
+    whole = render(read_capture(data), path.name)
+    monkeypatch.setattr(runs, "SAMPLE", 1024)
+    monkeypatch.setattr(runs, "MIN_RUN", 0)  # everything folded
+    assert render(read_capture(data), path.name) == whole

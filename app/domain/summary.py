@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .dialects import CHAT, by_name
@@ -54,27 +55,47 @@ def identity_of(events: Iterable[Event]) -> tuple[Any, Any]:
     return found.get("id"), found.get("model")
 
 
-def summarize(
-    stream: Stream,
-    stall_ms: float = DEFAULT_STALL_MS,
-    *,
-    with_normalized: bool = True,
-    with_logprobs: bool = True,
-) -> dict[str, Any]:
-    """``completion`` is the dialect's own final object (for chat completions, a
-    ``chat.completion`` with logprobs as fragments: serialise with orjson); ``normalized`` the
-    same shape for every dialect (normalize.py). The readable report prints neither the
-    normalized outputs nor logprobs: ``with_normalized`` false leaves the first out,
-    ``with_logprobs`` false the completion's logprobs."""
+@dataclass(frozen=True)
+class Folded:
+    """A stream's timeline as the folds read it (runs.py: each run of text deltas as one; a
+    usage that replaces the last, Gemini's with every chunk, only as the last one), and the
+    kinds of event the whole timeline holds."""
+
+    runs: list[Event]
+    present: set[type]
+
+
+def fold(stream: Stream, *, with_logprobs: bool = True) -> Folded:
+    """``stream`` folded for ``summarize``; without its logprobs when ``with_logprobs`` is
+    false."""
     dialect = dialect_of(stream)
     # The kinds of event the stream holds: a list of a kind it has none of costs no pass.
     present = set(map(type, stream.events))
     events = stream.events
     if not with_logprobs and Logprobs in present:
         events = [e for e in events if type(e) is not Logprobs]
-    # Each run of text deltas as one (runs.py), read by both folds; a usage that replaces the
-    # last (Gemini's, with every chunk) only as the last one.
-    runs = folded(events, only_last=Usage if dialect.usage_replaces and Usage in present else None)
+    last = Usage if dialect.usage_replaces and Usage in present else None
+    return Folded(folded(events, only_last=last), present)
+
+
+def summarize(
+    stream: Stream,
+    stall_ms: float = DEFAULT_STALL_MS,
+    *,
+    with_normalized: bool = True,
+    with_logprobs: bool = True,
+    timeline: Folded | None = None,
+) -> dict[str, Any]:
+    """``completion`` is the dialect's own final object (for chat completions, a
+    ``chat.completion`` with logprobs as fragments: serialise with orjson); ``normalized`` the
+    same shape for every dialect (normalize.py). The readable report prints neither the
+    normalized outputs nor logprobs: ``with_normalized`` false leaves the first out,
+    ``with_logprobs`` false the completion's logprobs. ``timeline`` is the stream as ``fold``
+    gave it with the same ``with_logprobs``, when the caller folded it already."""
+    dialect = dialect_of(stream)
+    if timeline is None:
+        timeline = fold(stream, with_logprobs=with_logprobs)
+    runs, present = timeline.runs, timeline.present
     completion = dialect.assemble(runs)
     errors = [
         {"message": e.message, "code": e.code, "error": e.error, "t": e.t, "raw": e.raw}
