@@ -5,6 +5,7 @@ entries out of a canonical payload on that ground)."""
 from __future__ import annotations
 
 import gc
+import json
 import threading
 import time
 
@@ -30,24 +31,31 @@ SENT_ENTRIES = [
 _HEAD = b'{"id":"c1","object":"chat.completion.chunk","model":"m1","choices":[{"index":0,'
 
 
-def _scored(entries: bytes, tail: bytes = b"}]}") -> bytes:
-    return _HEAD + b'"delta":{"content":"x"},"logprobs":{"content":[' + entries + b"]}" + tail
+OPENED = [b'"content":[', b'"content": [', b'"content":  [']  # the last: the one-step way
+TAILS = [b"}]}", b',"finish_reason":null}]}', b'}],"usage":null}', b"} ] }"]
+SPACED_TAILS = [b', "finish_reason": null}]}', b'}], "usage": null}']  # as json.dumps writes
 
 
-@settings(max_examples=150, deadline=None)
+def _scored(entries: bytes, tail: bytes = b"}]}", opened: bytes = OPENED[0]) -> bytes:
+    return _HEAD + b'"delta":{"content":"x"},"logprobs":{' + opened + entries + b"]}" + tail
+
+
+@settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.lists(st.sampled_from(SENT_ENTRIES), min_size=1, max_size=3), max_size=6),
     st.sampled_from([b",", b" , "]),
-    st.sampled_from([b"}]}", b',"finish_reason":null}]}', b'}],"usage":null}', b"} ] }"]),
+    st.sampled_from(TAILS + SPACED_TAILS),
+    st.sampled_from(OPENED),
 )
 def test_logprob_entries_are_kept_as_sent_by_every_reading(
-    lists: list[list[bytes]], comma: bytes, tail: bytes
+    lists: list[list[bytes]], comma: bytes, tail: bytes, opened: bytes
 ) -> None:
     """The run (chat_run.py), the one-step reading (chat_fast.py) and the full reading
     (chunks.py) keep a chunk's entries byte for byte as sent, whatever their spacing, number
     forms, escapes or keys sent twice; the whole timelines agree."""
     sent = [comma.join(entries) for entries in lists]
-    data = b"".join(b"data: " + p + b"\n\n" for p in [FIRST, *(_scored(e, tail) for e in sent)])
+    payloads = [FIRST, *(_scored(e, tail, opened) for e in sent)]
+    data = b"".join(b"data: " + p + b"\n\n" for p in payloads)
     fast = timeline(data)
     with fast_paths_off():
         assert timeline(data) == fast
@@ -56,16 +64,26 @@ def test_logprob_entries_are_kept_as_sent_by_every_reading(
 
 
 def test_the_run_slices_entries_as_sent() -> None:
-    """The run itself (not a slower reading behind it) takes such a payload."""
+    """The run itself (not a slower reading behind it) takes such a payload, written
+    compactly or as Python's json.dumps writes it."""
     for entries in SENT_ENTRIES:
-        payload = _scored(entries)
-        assert chat_run._entries(chat_run._decode_scored(payload), payload) == entries
+        for tail, opened in ((TAILS[1], OPENED[0]), (SPACED_TAILS[0], OPENED[1])):
+            payload = _scored(entries, tail, opened)
+            assert chat_run._entries(chat_run._decode_scored(payload), payload) == entries
+    entry = {"token": "a", "logprob": -0.5, "bytes": [97], "top_logprobs": []}
+    choice = {"index": 0, "delta": {"content": "a"}, "logprobs": {"content": [entry, entry]}}
+    chunk = {"id": "c1", "object": "chat.completion.chunk", "model": "m1", "choices": [choice]}
+    payload = json.dumps(chunk).encode()
+    sent = json.dumps([entry, entry]).encode()[1:-1]
+    assert chat_run._entries(chat_run._decode_scored(payload), payload) == sent
 
 
 def test_the_run_declines_a_payload_laid_out_otherwise() -> None:
-    """Spaces in the closings, a field after the logprobs: the one-step reading takes it."""
+    """Spaces in the closings or around the list, a field after the logprobs: the one-step
+    reading takes it."""
     for payload in (
         _scored(SENT_ENTRIES[4], b"} ] }"),
+        _scored(SENT_ENTRIES[4], opened=OPENED[2]),
         _HEAD + b'"logprobs":{"content":[' + SENT_ENTRIES[4] + b']},"delta":{"content":"x"}}]}',
     ):
         assert chat_run._entries(chat_run._decode_scored(payload), payload) is None

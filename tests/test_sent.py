@@ -50,3 +50,10 @@ def test_without_the_exact_text_the_items_are_written_out() -> None:
     entries = [{"logprob": -0.1}]
     assert sent_items(None, ("a",), entries) == b'{"logprob":-0.1}'
     assert sent_items(b'{"a": {"b": 1}}', ("a",), entries) == b'{"logprob":-0.1}'
+    odd = b'{"a": [1, {"b": [{"logprob": -0.10}]}]}'  # a number on the way: not followed
+    assert sent_items(odd, ("a", 1, "b"), entries) == b'{"logprob":-0.1}'
+
+
+def test_a_step_sent_as_null_is_no_value() -> None:
+    assert sent_text(b'{"a": null}', ("a", "b")) is None
+    assert sent_text(b'{"a": [null]}', ("a", 0, "b")) is None

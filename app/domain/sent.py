@@ -9,33 +9,54 @@ event's entries are always one line of JSON.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import msgspec
 import orjson
 
-_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
-_LIST = msgspec.json.Decoder(list[msgspec.Raw]).decode
-_MISSED = (msgspec.DecodeError, msgspec.ValidationError, KeyError, IndexError)
+_MISSED = (msgspec.DecodeError, msgspec.ValidationError, IndexError)
+_NOT_SENT = msgspec.Raw()  # a key the payload does not have
 
 
-def sent_text(payload: bytes | str, path: Sequence[str | int]) -> bytes | None:
+def sent_text(payload: bytes | str, path: tuple[str | int, ...]) -> bytes | None:
     """The JSON text (UTF-8) of the value at ``path`` in ``payload``, as sent; None when there
-    is no such value. A key sent twice is its last value, as orjson reads it."""
-    value: Any = payload
+    is no such value. A key sent twice is its last value, as orjson reads it. One msgspec
+    pass over the payload, which skips everything off the path (``_reader``)."""
     try:
+        value: Any = _reader(path)(payload)
         for step in path:
-            value = _LIST(value)[step] if isinstance(step, int) else _OBJECT(value)[step]
+            value = value[step] if type(step) is int else value.at
+            if value is None:
+                return None
     except _MISSED:
         return None
-    return bytes(value)
+    return bytes(value) if value is not _NOT_SENT else None
 
 
-def sent_items(payload: bytes | str | None, path: Sequence[str | int], items: list[Any]) -> bytes:
+@lru_cache(maxsize=64)
+def _reader(path: tuple[str | int, ...]) -> Callable[[bytes | str], Any]:
+    """A decoder of the structure that ``path`` goes down (a key: an object whose ``at`` is
+    that key's value; a position: a list), every other key skipped, the value at its end as
+    sent (``msgspec.Raw``). A step that is not there (or ``null``) reads as None."""
+    kind: Any = msgspec.Raw
+    default: Any = _NOT_SENT
+    for step in reversed(path):
+        if isinstance(step, int):
+            kind, default = list[kind] | None, None
+        else:
+            kind = msgspec.defstruct("At", [("at", kind, default)], rename={"at": step})
+            kind, default = kind | None, None
+    return msgspec.json.Decoder(kind).decode
+
+
+def sent_items(payload: bytes | str | None, path: tuple[str | int, ...], items: list[Any]) -> bytes:
     """The items of the list at ``path`` as sent, without its brackets. ``items`` is that list
     as read: it is written out instead when the payload is not the exact JSON it was read
-    from (``payload`` None: the lenient decoder repaired it)."""
+    from (``payload`` None: the lenient decoder repaired it), or when the way to it is not
+    objects and lists (a choice that is a number beside the one read): no fast reading
+    takes such a payload, so every reading keeps the same."""
     text = sent_text(payload, path) if payload is not None else None
     if text is None or text[:1] != b"[":
         return orjson.dumps(items)[1:-1]

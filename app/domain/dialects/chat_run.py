@@ -100,40 +100,56 @@ def _entries(chunk: _ScoredChunk, data: bytes) -> bytes | None:
     """The logprob entries of a one-choice payload as sent, without the brackets (an
     exact-size copy), or None when the payload does not end as its structure says.
 
-    Keys cannot sit inside a string unescaped, and ``"content":[`` can open no list but the
-    logprobs' content here (the delta's content is a string), so its last occurrence opens
-    the list the typed reading kept (a key sent twice is its last value). When the payload
-    ends with exactly the closings and the null fields its structure has after that list,
-    the list is the last value of the logprobs, the choice and the chunk, and runs to the
-    bracket before them."""
+    Keys cannot sit inside a string unescaped, and ``"content":`` can open no list but the
+    logprobs' content here (the delta's content is a string), so its last occurrence, when a
+    list follows, opens the list the typed reading kept (a key sent twice is its last value).
+    When the payload ends with exactly the closings and the null fields its structure has
+    after that list (written compactly, or as Python's ``json.dumps`` writes them), the list
+    is the last value of the logprobs, the choice and the chunk, and runs to the bracket
+    before them."""
     choice = chunk.choices[0]
     scores = choice.logprobs
     assert isinstance(scores, _Scores)
-    tail = _TAILS[
-        scores.refusal is not UNSET, choice.finish_reason is not UNSET, chunk.usage is not UNSET
-    ]
-    start = data.rfind(_CONTENT_AT) + len(_CONTENT_AT)
-    if start < len(_CONTENT_AT) or not data.endswith(tail):
+    at = data.rfind(_CONTENT_KEY)
+    if at < 0:
         return None
-    return data[start : len(data) - len(tail)]
+    start = at + len(_CONTENT_KEY)  # a value follows: the typed reading read one
+    if data[start] == 0x20:  # ": ["
+        start += 1
+    if data[start] != 0x5B:  # not a list: the delta's content
+        return None
+    sent = scores.refusal is not UNSET, choice.finish_reason is not UNSET, chunk.usage is not UNSET
+    compact, spaced = _TAILS[sent]
+    if data.endswith(compact):
+        return data[start + 1 : len(data) - len(compact)]
+    if data.endswith(spaced):
+        return data[start + 1 : len(data) - len(spaced)]
+    return None
 
 
-_CONTENT_AT = b'"content":['
-# What follows the entries' closing bracket, by which of the logprobs' refusal, the choice's
-# finish reason and the chunk's usage were sent (each null here): the ends of the logprobs,
-# the choice, the choices and the chunk.
-_TAILS = {
-    (refusal, finish, usage): b"]"
-    + b',"refusal":null' * refusal
-    + b"}"
-    + b',"finish_reason":null' * finish
-    + b"}]"
-    + b',"usage":null' * usage
-    + b"}"
-    for refusal in (False, True)
-    for finish in (False, True)
-    for usage in (False, True)
-}
+_CONTENT_KEY = b'"content":'
+
+
+def _tails(comma: bytes, colon: bytes) -> dict[tuple[bool, bool, bool], bytes]:
+    """What follows the entries' closing bracket, by which of the logprobs' refusal, the
+    choice's finish reason and the chunk's usage were sent (each null here): the ends of the
+    logprobs, the choice, the choices and the chunk, with these separators."""
+    return {
+        (refusal, finish, usage): b"]"
+        + (comma + b'"refusal"' + colon + b"null") * refusal
+        + b"}"
+        + (comma + b'"finish_reason"' + colon + b"null") * finish
+        + b"}]"
+        + (comma + b'"usage"' + colon + b"null") * usage
+        + b"}"
+        for refusal in (False, True)
+        for finish in (False, True)
+        for usage in (False, True)
+    }
+
+
+_COMPACT, _SPACED = _tails(b",", b":"), _tails(b", ", b": ")
+_TAILS = {sent: (_COMPACT[sent], _SPACED[sent]) for sent in _COMPACT}
 
 
 def _common_run(
