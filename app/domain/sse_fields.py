@@ -45,9 +45,9 @@ class FieldReading:
             self._held = []
 
     def _reset_event(self) -> None:
-        self._data: list[bytes] | None = None
+        self._data = None
         self._data_offset = 0
-        self._event: str | None = None
+        self._event = None
         self._ev_line = 0
         self._ev_byte = -1
 
