@@ -15,11 +15,15 @@ max(``--repeat``, 5) runs taking turns with the floor's):
   and on 100k chunks with logprobs (<= 1.25x); traced peak against the floor's (<= 1.5x
   plain, <= 1x with logprobs). The floor is ``floor`` below: it keeps the text and the logprob
   entries as exact-size JSON text, as the product does.
-* ``growth``: ``inspect --json`` on 1M plain chunks against 100k: <= 10.5x (linear).
+* ``growth``: ``inspect --json`` on 1M plain chunks against 100k: at most 5% over the floor's
+  own growth in the same run (the issue's 10.5x for 10x the chunks; the floor itself grows
+  10.5x to 10.8x on this machine, so a fixed 10.5x measured the machine, not the reader).
 * ``dialects``: a 100k-event capture per dialect (``gen_dialects.py``: its shapes, its floor:
   split + ``orjson.loads`` + keep the text fragments); each capture is plain text, so the
   targets are those of plain chat chunks: ``inspect --json`` <= 1.5x its floor, traced peak
-  <= 1.5x the floor's.
+  <= 1.5x the floor's. For information, the floor with the objects the timeline holds (a raw
+  event per payload, a text event per fragment, made as cheaply as Python can:
+  ``gen_dialects.floor_objects``): what one object per event costs by itself.
 * ``player``: opening a 100k-chunk capture in the player, server side: from the ``open``
   message to the first and the last ``events`` message sent (the session in process, its send
   calls timed, the capture read on open as on a cold cache), against the parse of the same

@@ -12,7 +12,9 @@ Bedrock ConverseStream binary event-stream frames.
 The floor of a dialect (``floor(name, data)``) is the least a reader must do and keep: split
 the container (lines, or event-stream frames by their length prelude, CRCs not checked),
 ``orjson.loads`` each payload, keep every text fragment (a ``str``, as the product keeps it)
-and drop the parsed payload.
+and drop the parsed payload. ``floor_objects`` adds what Streamscope's timeline holds for
+the same reading, one raw event per payload and one text event per fragment, made as cheaply as
+Python can: no reader with one object per event does less (information beside the floor).
 
     python bench/gen_dialects.py --events 100000      # writes bench/out/<dialect>-100k.*
 """
@@ -25,6 +27,7 @@ import struct
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,7 @@ for path in (ROOT, HERE):
 
 import gen_capture  # noqa: E402
 
+from app.domain.events import RawEvent, TextDelta  # noqa: E402
 from app.domain.eventstream_format import encode_frame, encode_header  # noqa: E402
 
 OUT = HERE / "out"
@@ -502,6 +506,28 @@ def floor(name: str, data: bytes) -> list[str]:
     for payload in payloads(spec.container, data):
         text_of(loads(payload), keep)
     return kept
+
+
+def floor_objects(name: str, data: bytes) -> tuple[list[RawEvent], list[TextDelta]]:
+    """The floor, and the objects Streamscope's timeline holds for what it reads: a raw event
+    per payload (its place: a number and a byte range) and a text event per fragment, each
+    built as cheaply as Python allows (the places summed by ``accumulate``, the raw events
+    made by ``map``). Information: the least any reader that keeps one object per event
+    spends, to set against the floor (module docstring)."""
+    spec = SPECS[name]
+    text_of, loads = spec.text, orjson.loads
+    kept: list[str] = []
+    keep = kept.append
+    found = list(payloads(spec.container, data))
+    for payload in found:
+        text_of(loads(payload), keep)
+    count = len(found)
+    ends = list(accumulate(map(len, found), initial=0))
+    del found
+    numbers = range(1, count + 1)
+    raws = list(map(RawEvent, repeat(-1, count), numbers, ends[:-1], ends[1:], repeat(None)))
+    texts = [TextDelta(seq=i, raw=i, choice=0, text=text) for i, text in enumerate(kept)]
+    return raws, texts
 
 
 def main(argv: list[str] | None = None) -> int:

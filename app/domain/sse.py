@@ -77,7 +77,7 @@ class SSEDecoder(LeadingBOM, FieldReading, LineReading):
         self._byte_skipped = 0
         self._cr_pending = False
         self._held: list[SSEItem] = []
-        self._names: dict[bytes, str] = {}  # event names decoded so far
+        self._names: dict[bytes, str] = {}  # event names decoded so far, by their whole line
         self._window = FIRST_WINDOW  # events looked at for a run of data events (_lines)
         self._last: RawEvent | None = None
         self._reset_event()

@@ -23,15 +23,16 @@ from .sse_runs import (
 MAX_NAMES = 256
 
 
-def _name(name: bytes, names: dict[bytes, str]) -> str | None:
-    """An event name decoded (and kept: a stream names few kinds of event), or None when it is
-    not UTF-8 (``_process_line`` then says so)."""
+def _name(line: bytes, names: dict[bytes, str]) -> str | None:
+    """The event name of an ``event:`` line, decoded (and kept by the whole line: a stream
+    names few kinds of event, and a run's lines are then looked up as they are), or None
+    when it is not UTF-8 (``_process_line`` then says so)."""
     try:
-        event = name.decode()
+        event = (line[7:] if line.startswith(b"event: ") else line[6:]).decode()
     except UnicodeDecodeError:
         return None
     if len(names) < MAX_NAMES:
-        names[name] = event
+        names[line] = event
     return event
 
 
@@ -85,8 +86,7 @@ class LineReading:
                     and not lines[i + 2]
                     and len(data) <= max_line
                 ):
-                    name = line[7:] if line.startswith(b"event: ") else line[6:]
-                    event = names.get(name) or _name(name, names)
+                    event = names.get(line) or _name(line, names)
                     if event is not None:
                         value = data[6:] if data.startswith(b"data: ") else data[5:]
                         end = byte + len(line) + len(data) + 3
@@ -115,10 +115,10 @@ class LineReading:
         lines it took, and the window for the next one."""
         data = lines[i].startswith(b"data: ")
         if data:
-            events = data_pairs(lines, i, self.max_line, window)
+            sizes = data_pairs(lines, i, self.max_line, window)
         else:
-            named = event_triples(lines, i, self.max_line, window, self._names)
-            events = len(named)
+            named, sizes = event_triples(lines, i, self.max_line, window, self._names)
+        events = len(sizes)
         per = 2 if data else 3
         if events == window:
             window = min(2 * window, MAX_WINDOW)
@@ -128,10 +128,10 @@ class LineReading:
             return 0, window
         stop = i + per * events
         if data:
-            items, end = read_pairs(lines[i:stop:2], self._byte, self._line, t, last_id)
+            items, end = read_pairs(lines[i:stop:2], sizes, self._byte, self._line, t, last_id)
         else:
-            found = lines[i:stop:3], lines[i + 1 : stop : 3]
-            items, end = read_triples(*found, named, self._byte, self._line, t, last_id)
+            found = lines[i:stop:3], lines[i + 1 : stop : 3], named, sizes
+            items, end = read_triples(*found, self._byte, self._line, t, last_id)
         out.extend(items)
         self._byte, self._line, self._last = end, self._line + per * events, items[-1].raw
         self.emitted += events

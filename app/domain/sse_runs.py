@@ -23,10 +23,9 @@ import msgspec
 from .events import RawEvent
 
 FIRST_WINDOW, MAX_WINDOW = 4, 4096
-_DATA, _EVENT = b"data: ", b"event: "
-# A line's value: what follows "data: " or "event: " (bytes in, bytes out).
+_DATA = b"data: "
+# A data line's value: what follows "data: " (bytes in, bytes out).
 _after_data: Callable[[bytes], bytes] = itemgetter(slice(len(_DATA), None))
-_after_event: Callable[[bytes], bytes] = itemgetter(slice(len(_EVENT), None))
 
 
 class SSEItem(msgspec.Struct, gc=False):
@@ -43,43 +42,60 @@ def _first(flags: list[bool], value: bool, count: int) -> int:
     return flags.index(value) if value in flags else count
 
 
-def data_pairs(lines: list[bytes], i: int, max_line: int, window: int) -> int:
-    """How many of the next ``window`` events from ``lines[i]`` are a ``data: `` line
-    (under ``max_line``) and a blank line."""
+def _blank_lead(blanks: list[bytes]) -> int:
+    """How many of ``blanks`` are blank lines before the first that is not. The lines come
+    from ``bytes.split``, which gives every empty piece as the one empty ``bytes`` object, so
+    a run of them is counted by identity first (a pass that calls nothing)."""
+    if blanks.count(b"") == len(blanks):
+        return len(blanks)
+    return _first(list(map(bool, blanks)), True, len(blanks))
+
+
+def _under(datas: list[bytes], count: int, max_line: int) -> list[int]:
+    """The sizes of the first ``count`` data lines, or [] when one is over ``max_line`` (the
+    line-by-line reading says which)."""
+    sizes = list(map(len, datas[:count]))
+    return sizes if sizes and max(sizes) <= max_line else []
+
+
+def data_pairs(lines: list[bytes], i: int, max_line: int, window: int) -> list[int]:
+    """The sizes of the data lines of the next events (at most ``window``) from ``lines[i]``
+    that are a ``data: `` line (under ``max_line``) and a blank line."""
     stop = i + 2 * window
     datas, blanks = lines[i:stop:2], lines[i + 1 : stop : 2]
-    count = _first(list(map(bool, blanks)), True, len(blanks))
+    count = _blank_lead(blanks)
     count = _first(list(map(bytes.startswith, datas[:count], repeat(_DATA))), False, count)
-    if count and max(map(len, datas[:count])) > max_line:
-        return 0  # the line-by-line reading says which one is too long
-    return count
+    return _under(datas, count, max_line)
 
 
 def event_triples(
     lines: list[bytes], i: int, max_line: int, window: int, names: dict[bytes, str]
-) -> list[str]:
+) -> tuple[list[str], list[int]]:
     """The names of the next events (at most ``window``) from ``lines[i]`` that are an
-    ``event: `` line whose name was decoded before (``names``), a ``data: `` line (under
-    ``max_line``) and a blank line."""
+    ``event:`` line decoded before (``names``, keyed by the whole line), a ``data: `` line
+    (under ``max_line``) and a blank line, and the sizes of their data lines."""
     stop = i + 3 * window
     events, datas, blanks = lines[i:stop:3], lines[i + 1 : stop : 3], lines[i + 2 : stop : 3]
-    count = _first(list(map(bool, blanks)), True, len(blanks))
-    count = _first(list(map(bytes.startswith, events[:count], repeat(_EVENT))), False, count)
-    count = _first(list(map(bytes.startswith, datas[:count], repeat(_DATA))), False, count)
-    named = list(map(names.get, map(_after_event, events[:count])))
+    count = _blank_lead(blanks)
+    named = list(map(names.get, events[:count]))
     count = named.index(None) if None in named else count
-    if count and max(map(len, datas[:count])) > max_line:
-        return []
-    return named[:count]  # type: ignore[return-value]
+    count = _first(list(map(bytes.startswith, datas[:count], repeat(_DATA))), False, count)
+    sizes = _under(datas, count, max_line)
+    return named[: len(sizes)], sizes  # type: ignore[return-value]
 
 
 def read_pairs(
-    datas: list[bytes], byte: int, line: int, t: float | None, last_id: str | None
+    datas: list[bytes],
+    sizes: list[int],
+    byte: int,
+    line: int,
+    t: float | None,
+    last_id: str | None,
 ) -> tuple[list[SSEItem], int]:
-    """The items of ``data: `` lines each followed by a blank line, from ``byte`` and ``line``
-    on, and the byte after the last one."""
+    """The items of ``data: `` lines (``sizes`` long) each followed by a blank line, from
+    ``byte`` and ``line`` on, and the byte after the last one."""
     count = len(datas)
-    ends = list(accumulate(map(add, map(len, datas), repeat(2, count)), initial=byte))
+    ends = list(accumulate(map(add, sizes, repeat(2, count)), initial=byte))
     offsets = map(add, ends, repeat(len(_DATA)))  # from each start (ends[:-1]) on
     names = repeat(None, count)
     return _items(datas, ends, range(line, line + 2 * count, 2), names, offsets, t, last_id)
@@ -89,18 +105,18 @@ def read_triples(
     events: list[bytes],
     datas: list[bytes],
     named: list[str],
+    sizes: list[int],
     byte: int,
     line: int,
     t: float | None,
     last_id: str | None,
 ) -> tuple[list[SSEItem], int]:
-    """The items of ``event: `` and ``data: `` lines each followed by a blank line (their
-    names as ``event_triples`` found them), from ``byte`` and ``line`` on, and the byte after
-    the last one."""
+    """The items of ``event:`` and ``data: `` lines (``sizes`` long) each followed by a blank
+    line (their names as ``event_triples`` found them), from ``byte`` and ``line`` on, and
+    the byte after the last one."""
     count = len(events)
     event_sizes = list(map(len, events))
-    sizes = map(add, map(add, event_sizes, map(len, datas)), repeat(3, count))
-    ends = list(accumulate(sizes, initial=byte))
+    ends = list(accumulate(map(add, map(add, event_sizes, sizes), repeat(3, count)), initial=byte))
     offsets = map(add, map(add, ends, event_sizes), repeat(1 + len(_DATA)))
     return _items(datas, ends, range(line, line + 3 * count, 3), iter(named), offsets, t, last_id)
 
