@@ -20,6 +20,7 @@ from app.domain.events import (
     BlockStart,
     Event,
     Finish,
+    Logprobs,
     Meta,
     ReasoningDelta,
     TextDelta,
@@ -27,7 +28,8 @@ from app.domain.events import (
 )
 from app.domain.normalize import normalized
 from app.domain.runs import folded
-from app.domain.summary import dialect_of
+from app.domain.stream import Source, Stream
+from app.domain.summary import dialect_of, fold
 
 CAPTURES = Path(__file__).resolve().parent / "captures"
 FILES = sorted(
@@ -156,6 +158,23 @@ def test_usage_with_every_chunk_leaves_the_text_in_runs_where_it_replaces() -> N
     assert [type(e) for e in out] == [TextDelta, Usage]
     assert out[0].text == "".join(map(str, range(50))) and out[1] is events[-1]
     assert [d.name for d in DIALECTS if d.usage_replaces] == ["gemini"]
+
+
+def test_the_summary_folds_the_timeline_it_was_given_by_its_types() -> None:
+    """``summary.fold`` hands the fold the events' types it took for the kinds present: with
+    logprobs left out, those types are not the list's any more, and the fold must not use
+    them (the usage kept would be the wrong one, and logprobs would come back)."""
+    events: list[Event] = [Meta(fields={"responseId": "r"})]
+    for i in range(40):
+        events += [TextDelta(choice=0, text=str(i)), Usage(usage={"n": i})]
+        events.append(Logprobs(choice=0, field="content", count=1, entries=b"{}"))
+    stream = Stream(0, Source(), dialect="gemini", events=events)
+    without = [e for e in events if type(e) is not Logprobs]
+    for with_logprobs, timeline in ((True, events), (False, without)):
+        got = fold(stream, with_logprobs=with_logprobs)
+        assert got.runs == folded(timeline, only_last=Usage)
+        assert got.present == {Meta, TextDelta, Usage, Logprobs}
+    assert fold(stream, with_logprobs=False).runs[-1] is events[-2]
 
 
 def test_long_runs_fold_to_a_few_events() -> None:

@@ -44,12 +44,18 @@ MIN_RUN = 4
 SAMPLE = 1024
 
 
-def folded(events: list[Event], *, only_last: type[Event] | None = None) -> list[Event]:
+def folded(
+    events: list[Event],
+    *,
+    only_last: type[Event] | None = None,
+    kinds: list[type] | None = None,
+) -> list[Event]:
     """The events, each run of text or reasoning deltas of one target as one delta (module
     docstring); ``events`` itself when its runs are too short to be worth it. Of the events
-    of kind ``only_last`` (one whose last replaces the others), only the last is kept."""
+    of kind ``only_last`` (one whose last replaces the others), only the last is kept;
+    ``kinds``, when the caller has them, are the events' types, in order."""
     if only_last is not None:
-        events = _last_of_kind(events, only_last)
+        events = _last_of_kind(events, only_last, kinds)
     kinds = list(map(type, islice(events, SAMPLE)))
     if (sum(map(is_not, kinds, islice(kinds, 1, None))) + 1) * MIN_RUN > len(kinds):
         return events
@@ -75,13 +81,14 @@ def folded(events: list[Event], *, only_last: type[Event] | None = None) -> list
     return out
 
 
-def _last_of_kind(events: list[Event], kind: type[Event]) -> list[Event]:
+def _last_of_kind(events: list[Event], kind: type[Event], kinds: list[type] | None) -> list[Event]:
     """The events without those of ``kind`` but the last: found from the end (a stream's last
-    usage is near it), then a flag per event, in C."""
+    usage is near it), then a flag per event, in C (from ``kinds`` when given: the events
+    lie apart in memory, and their types in one list)."""
     last = next((i for i in range(len(events) - 1, -1, -1) if type(events[i]) is kind), -1)
     if last < 0:
         return events
-    keep = list(map(is_not, map(type, events), repeat(kind)))
+    keep = list(map(is_not, kinds if kinds is not None else map(type, events), repeat(kind)))
     keep[last] = True
     return list(compress(events, keep))
 

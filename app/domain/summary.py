@@ -69,13 +69,16 @@ def fold(stream: Stream, *, with_logprobs: bool = True) -> Folded:
     """``stream`` folded for ``summarize``; without its logprobs when ``with_logprobs`` is
     false."""
     dialect = dialect_of(stream)
-    # The kinds of event the stream holds: a list of a kind it has none of costs no pass.
-    present = set(map(type, stream.events))
     events = stream.events
+    # The kinds of event the stream holds: a list of a kind it has none of costs no pass.
+    # Where the last usage replaces the others, the fold drops all but it by their types:
+    # one pass over the events gives both.
+    kinds = list(map(type, events)) if dialect.usage_replaces else None
+    present = set(kinds if kinds is not None else map(type, events))
     if not with_logprobs and Logprobs in present:
-        events = [e for e in events if type(e) is not Logprobs]
+        events, kinds = [e for e in events if type(e) is not Logprobs], None
     last = Usage if dialect.usage_replaces and Usage in present else None
-    return Folded(folded(events, only_last=last), present)
+    return Folded(folded(events, only_last=last, kinds=kinds), present)
 
 
 def summarize(
