@@ -12,49 +12,28 @@ A background response resumed with ``starting_after`` starts mid-stream, without
 ``response.created``: its items are read from whatever event first names them. Gaps in
 ``sequence_number`` are said. The final object (``responses_final.py``) is the last snapshot
 as the SDK's ``get_final_response()`` gives it, or the response rebuilt from the timeline when
-no final snapshot came.
+no final snapshot came. The output items and the deltas inside them are read by
+``responses_items.py``; this module reads the rest and dispatches.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..events import (
-    BlockDelta,
-    BlockStart,
-    BlockStop,
-    Citation,
-    Extra,
-    Finish,
-    Logprobs,
-    Meta,
-    Payload,
-    RawEvent,
-    Snapshot,
-    Usage,
-)
+from ..events import Extra, Finish, Meta, Payload, RawEvent, Snapshot, Usage
 from ..fastpath import FastPath
-from ..sent import sent_items
 from ..stream import Stream
 from .base import Dialect, UsageFields
 from .responses_fast import TextDeltaEvent, decode
 from .responses_final import assemble
-from .responses_output import Item, OutputReader, agrees, index_of
-from .responses_types import (
-    BLOCK_TEXT,
-    DONE_TEXT,
-    META_KEYS,
-    PROGRESS,
-    SNAPSHOTS,
-    TERMINAL,
-    TOOL_ITEMS,
-    TYPES,
-)
+from .responses_items import ItemReader
+from .responses_output import OutputReader, index_of
+from .responses_types import BLOCK_TEXT, DONE_TEXT, META_KEYS, PROGRESS, SNAPSHOTS, TERMINAL, TYPES
 
 NAME = "openai-responses"
 
 
-class ResponsesInterpreter(OutputReader):
+class ResponsesInterpreter(ItemReader):
     dialect = NAME
     fast: ClassVar[FastPath | None] = None  # set below the class (read_fast)
 
@@ -178,149 +157,6 @@ class ResponsesInterpreter(OutputReader):
         reason = status if isinstance(status, str) and status else TERMINAL[value["type"]]
         self.add(Finish(choice=0, reason=reason), raw)
         self._ended = True
-
-    # ------------------------------------------------------------------ output items
-    def _item_added(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index, item = index_of(value.get("output_index")), value.get("item")
-        if index is None or not isinstance(item, dict):
-            self.note(raw, "item_shape", "error", "an output item event without output_index/item")
-            return
-        kind = str(item.get("type"))
-        if index in self._items:
-            self.note(raw, "item_repeated", "warning", f"output {index} was added again")
-        state = self._items[index] = Item(kind)
-        self.add(BlockStart(choice=0, block=index, type=kind, value=item), raw)
-        if kind in TOOL_ITEMS:
-            self._start_call(raw, index, state, item)
-            if isinstance(item.get("arguments"), str) and item["arguments"]:
-                self._args(raw, state, item["arguments"])
-        elif kind == "message" and isinstance(item.get("content"), list):
-            for part_index, part in enumerate(item["content"]):
-                self._part_text(raw, index, part_index, part)
-
-    def _item_done(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index, item = index_of(value.get("output_index")), value.get("item")
-        if index is None or not isinstance(item, dict):
-            self.note(raw, "item_shape", "error", "an output item event without output_index/item")
-            return
-        kind = str(item.get("type"))
-        state = self._items.get(index) or self._implicit(raw, index, kind, item)
-        if state.type != kind:
-            self.note(raw, "item_changed", "warning", f"output {index} opened as {state.type}")
-        if state.call is not None and not state.ended:
-            call_id, name = item.get(TOOL_ITEMS.get(kind, "id")), item.get("name")
-            if (call_id, name) != (state.call_id, state.name) and call_id and name:
-                state.call_id, state.name = call_id, name
-                self._announce(raw, index, state)
-            if not state.args and isinstance(item.get("arguments"), str) and item["arguments"]:
-                self._args(raw, state, item["arguments"])
-            self._end(raw, state)
-        state.done = True
-        self.add(BlockStop(choice=0, block=index, value=item), raw)
-
-    def _part_added(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        part = value.get("part")
-        kind = part.get("type") if isinstance(part, dict) else None
-        index = self._output(raw, value, "reasoning" if kind == "reasoning_text" else "message")
-        part_index = index_of(value.get("content_index"))
-        if index is not None and part_index is not None:
-            self._part_text(raw, index, part_index, part)
-
-    def _summary_part_added(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index = self._output(raw, value, "reasoning")
-        part_index = index_of(value.get("summary_index"))
-        if index is None or part_index is None:
-            return
-        part = value.get("part")
-        self._break(raw, index, "summary_text")
-        if isinstance(part, dict) and isinstance(part.get("text"), str):
-            self._reasoning(raw, index, "summary_text", part_index, part["text"])
-
-    def _part_text(self, raw: RawEvent, index: int, part_index: int, part: Any) -> None:
-        """A content part as opened (or a message item's parts): the text it already holds."""
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "output_text" and isinstance(part.get("text"), str):
-            self._text(raw, index, part_index, part["text"])
-        elif kind == "refusal" and isinstance(part.get("refusal"), str):
-            self._refusal(raw, index, part_index, part["refusal"])
-        elif kind == "reasoning_text":
-            self._break(raw, index, "reasoning_text")
-            if isinstance(part.get("text"), str):
-                self._reasoning(raw, index, "reasoning_text", part_index, part["text"])
-
-    # ------------------------------------------------------------------ deltas
-    def _text_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        delta = self._delta(raw, value, "message")
-        if delta is None:
-            return
-        index, part_index, text = delta
-        self._text(raw, index, part_index, text)
-        logprobs = value.get("logprobs")
-        if logprobs:
-            if isinstance(logprobs, list):
-                entries = sent_items(self.text, ("logprobs",), logprobs)
-                self.add(
-                    Logprobs(choice=0, field="content", count=len(logprobs), entries=entries), raw
-                )
-            else:
-                self.note(raw, "logprobs_shape", "warning", "logprobs is not a list; ignored")
-
-    def _refusal_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        delta = self._delta(raw, value, "message")
-        if delta is not None:
-            self._refusal(raw, *delta)
-
-    def _summary_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        delta = self._delta(raw, value, "reasoning", "summary_index")
-        if delta is not None:
-            index, part_index, text = delta
-            self._reasoning(raw, index, "summary_text", part_index, text)
-
-    def _reasoning_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        delta = self._delta(raw, value, "reasoning")
-        if delta is not None:
-            index, part_index, text = delta
-            self._reasoning(raw, index, "reasoning_text", part_index, text)
-
-    def _block_text(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        item_type, name = BLOCK_TEXT[value["type"]]
-        delta = self._delta(raw, value, item_type)
-        if delta is not None and delta[2]:
-            index, _, text = delta
-            self._keep(index, name, 0, text)
-            self.add(BlockDelta(choice=0, block=index, field=name, text=text), raw)
-
-    def _args_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        state, delta = self._tool(raw, value), value.get("delta")
-        if state is None:
-            return
-        if not isinstance(delta, str):
-            self.note(raw, "delta_shape", "error", f"{value['type']} without a text delta")
-        elif delta:
-            self._args(raw, state, delta)
-
-    def _args_done(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        state, sent = self._tool(raw, value), value.get("arguments")
-        if state is None:
-            return
-        if isinstance(sent, str):
-            if not state.args and sent:
-                self._args(raw, state, sent)
-            elif not agrees(sent, state.args, state.resumed):
-                self._mismatch(raw, value, "arguments")
-        if state.call_id is not None:  # else its item's done names the call, then ends it
-            self._end(raw, state)
-
-    def _annotation(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index = self._output(raw, value, "message")
-        if index is not None:
-            self.add(Citation(choice=0, block=index, value=value.get("annotation")), raw)
-
-    def _progress(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        category, label = PROGRESS[value["type"]]
-        where = value.get("output_index")
-        summary = f"{label} (output {where})" if where is not None else label
-        self.add(Payload(category=category, summary=summary, value=self.kept(value)), raw)
 
     def read_fast(self, raw: RawEvent, value: TextDeltaEvent) -> bool:
         """An output_text.delta as ``value`` and ``_text_delta`` read it, when it needs none
