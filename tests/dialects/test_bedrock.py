@@ -278,3 +278,11 @@ def test_events_of_the_same_name_from_other_apis_are_not_bedrock():
     result = read(data)
     assert result["dialect"] is None
     assert "unknown_dialect" in [d["code"] for d in result["diagnostics"]]
+
+
+def test_every_event_the_interpreter_reads_is_one_it_recognises() -> None:
+    """The names boto3's ``{name: body}`` form is unwrapped by (bedrock_shapes.py) are the
+    events the interpreter has a handler for (bedrock.py): one list kept in two modules."""
+    from app.domain.dialects import bedrock, bedrock_shapes
+
+    assert set(bedrock._HANDLERS) == set(bedrock_shapes._SHAPES)

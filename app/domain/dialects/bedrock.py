@@ -38,12 +38,12 @@ from ..events import (
 )
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .base import Dialect, UsageFields, nested
+from .base import Dialect, UsageFields
 from .bedrock_fast import FAST
 from .bedrock_final import assemble
+from .bedrock_shapes import PADDING, block_index, is_exception, kind_of, sniff, unwrap
 
 NAME = "bedrock-converse"
-PADDING = "p"
 
 
 @dataclass
@@ -74,7 +74,7 @@ class BedrockInterpreter(PayloadInterpreter):
         handler = _HANDLERS.get(name) if name is not None else None
         if handler is not None:
             handler(self, raw, body)
-        elif _is_exception(name):
+        elif is_exception(name):
             self.error(raw, body, code=name)
         elif name == "error" or "error" in body:
             self.error(raw, body.get("error", body))
@@ -95,11 +95,11 @@ class BedrockInterpreter(PayloadInterpreter):
         self.add(Meta(fields={k: v for k, v in value.items() if k != PADDING}), raw)
 
     def _block_start(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index, start = _index(value.get("contentBlockIndex")), value.get("start")
+        index, start = block_index(value.get("contentBlockIndex")), value.get("start")
         if index is None or not isinstance(start, dict):
             self.note(raw, "block_shape", "error", "contentBlockStart without index and start")
             return
-        kind = _kind(start)
+        kind = kind_of(start)
         state = self._open(raw, index, kind, start)
         tool = start.get("toolUse")
         if isinstance(tool, dict):
@@ -115,13 +115,13 @@ class BedrockInterpreter(PayloadInterpreter):
             self.add(start_event, raw)
 
     def _block_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index, delta = _index(value.get("contentBlockIndex")), value.get("delta")
+        index, delta = block_index(value.get("contentBlockIndex")), value.get("delta")
         if index is None or not isinstance(delta, dict):
             self.note(raw, "block_shape", "error", "contentBlockDelta without index and delta")
             return
         state = self.blocks.get(index)
         if state is None:  # text and reasoning blocks open with their first delta
-            state = self._open(raw, index, _kind(delta), None)
+            state = self._open(raw, index, kind_of(delta), None)
         for key, part in delta.items():
             reader = _DELTAS.get(key)
             if reader is not None:
@@ -133,7 +133,7 @@ class BedrockInterpreter(PayloadInterpreter):
                 self.add(Extra(scope="delta", choice=0, fields={key: part}), raw)
 
     def _block_stop(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index = _index(value.get("contentBlockIndex"))
+        index = block_index(value.get("contentBlockIndex"))
         state = self.blocks.get(index) if index is not None else None
         if index is None or state is None:
             self.note(raw, "block_unknown", "warning", f"block {index!r} stops but never started")
@@ -236,56 +236,6 @@ _DELTAS = {
     "reasoningContent": BedrockInterpreter._reasoning,
     "citation": BedrockInterpreter._citation,
 }
-# What each event's payload holds: enough to tell it from another API's event of that name.
-_SHAPES: dict[str, Callable[[dict[str, Any]], bool]] = {
-    "messageStart": lambda v: "role" in v,
-    "contentBlockStart": lambda v: "contentBlockIndex" in v and "start" in v,
-    "contentBlockDelta": lambda v: "contentBlockIndex" in v and "delta" in v,
-    "contentBlockStop": lambda v: "contentBlockIndex" in v,
-    "messageStop": lambda v: "stopReason" in v,
-    "metadata": lambda v: nested(v, "usage", "inputTokens") is not None or "metrics" in v,
-}
-
-
-def unwrap(event: str | None, value: dict[str, Any]) -> tuple[str | None, Any]:
-    """The event's name and body: from the frame, or from boto3's ``{name: body}`` form."""
-    if event is None and len(value) == 1:
-        name, body = next(iter(value.items()))
-        if (name in _HANDLERS or _is_exception(name)) and isinstance(body, dict):
-            return name, body
-    return event, value
-
-
-def _kind(value: dict[str, Any]) -> str:
-    """A block's kind: the key of its start or first delta (``text``, ``toolUse``, ...)."""
-    return next((key for key in value if key != PADDING), "unknown")
-
-
-def _is_exception(name: str | None) -> bool:
-    """AWS names every exception shape ``...Exception`` (``modelStreamErrorException``)."""
-    return name is not None and name.endswith("Exception")
-
-
-def _index(value: Any) -> int | None:
-    """A block or call index as sent, when it is a non-negative integer."""
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return value if ok else None
-
-
-# ---------------------------------------------------------------------- registration
-def sniff(event: str | None, value: dict[str, Any]) -> str | None:
-    name, body = unwrap(event, value)
-    if name is None or not isinstance(body, dict):
-        return None
-    how = "event" if event is not None else "key"
-    shape = _SHAPES.get(name)
-    if shape is not None and shape(body):
-        return f"{how} {name}"
-    if _is_exception(name) and isinstance(body.get("message"), str):
-        return f"exception {name}"
-    return None
-
-
 BEDROCK = Dialect(
     name=NAME,
     title="AWS Bedrock ConverseStream",
