@@ -17,15 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.demos import catalog
-from app.domain.compare import (
-    diff_texts,
-    edit_script,
-    metric_rows,
-    output_timing,
-    tool_pairs,
-    word_tokens,
-)
+from app.domain.compare import metric_rows, output_timing, tool_pairs
 from app.domain.events import TextDelta, ToolCallArgs
+from app.domain.textdiff import diff_texts, edit_script, word_tokens
 from app.web.compare import SideRef, parse_side, split_sides
 from app.web.errors import BadRequest
 

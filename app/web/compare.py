@@ -24,14 +24,9 @@ from urllib.parse import quote, urlsplit
 from flask import Blueprint, redirect, render_template, request
 from werkzeug.wrappers import Response
 
-from ..domain.compare import (
-    diff_texts,
-    metric_rows,
-    output_timing,
-    pretty_arguments,
-    tool_pairs,
-)
+from ..domain.compare import metric_rows, output_timing, pretty_arguments, tool_pairs
 from ..domain.summary import summarize
+from ..domain.textdiff import diff_texts
 from ..storage.rooms import DEMO_PREFIX
 from .errors import BadRequest, NotFound
 from .rooms import Conflict

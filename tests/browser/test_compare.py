@@ -9,7 +9,8 @@ import json
 
 from app.captures import read_capture
 from app.demos import find
-from app.domain.compare import OUTPUT_EVENTS, word_tokens
+from app.domain.compare import OUTPUT_EVENTS
+from app.domain.textdiff import word_tokens
 
 from ..test_api import upload
 from ..test_compare import inspect_json, lcs_length
