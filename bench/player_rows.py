@@ -102,13 +102,17 @@ def playback_rows(table: Table, m: dict[str, Any], rate: float, tokens: int) -> 
         f"play {tokens:,} tokens at {rate:.0f}/s, 1x: last token applied vs due",
         f"{drift:+.1f} ms after {m['lastTokenTime'] / 1000:.1f} s",
     )
+    # The last token is applied at a frame, up to one frame (16.7 ms at 60 Hz) after it is
+    # due, drift or not: over 10 s of play (--quick), one frame late reads as 100 ms/min. The
+    # target is judged on a minute played or more, where that quantum is a third of it.
+    judged = minutes >= 1
     table.row(
         "  drift per minute played",
         f"{per_min:+.1f} ms/min",
         "",
         "",
-        "< 50 ms/min",
-        abs(per_min) < 50,
+        "< 50 ms/min" if judged else "< 50 ms/min over a minute or more played (information)",
+        abs(per_min) < 50 if judged else None,
     )
     # Drift as a slope, robust to stalls: how late each frame's earliest new event is on the
     # wall clock (keydown of Space + its t), median over the first vs the last 10 s.
