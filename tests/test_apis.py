@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from app.live.apis import APIS, api_named
+from app.live.request import RunRequest
 from app.live.service import RunConfigError
-from app.live.upstream import RunRequest
 
 KEY = "sk-unit-canary-0123456789abcdef"
 
@@ -316,8 +316,8 @@ def test_apis_are_named_and_an_unknown_one_says_which_exist():
 # ---------------------------------------------------------------------- the service
 def service():
     from app.live.policy import Policy
+    from app.live.request import Timeouts
     from app.live.service import LiveService
-    from app.live.upstream import Timeouts
     from app.settings import load
 
     return LiveService(None, Policy(public=False), Timeouts(), load({}))  # type: ignore[arg-type]

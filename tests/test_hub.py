@@ -9,7 +9,7 @@ import pytest
 
 from app.live.hub import LiveRun
 from app.live.recorder import FLUSH_BYTES, Recorder, Redactor
-from app.live.upstream import RunRequest
+from app.live.request import RunRequest
 from app.storage import open_store
 
 

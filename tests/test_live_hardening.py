@@ -338,7 +338,8 @@ def test_record_command_redacts_keys_echoed_across_reads(tmp_path, fake):
 
 def test_a_run_whose_sink_fails_still_ends(fake):
     from app.live.policy import Policy
-    from app.live.upstream import RunRequest, UpstreamRun
+    from app.live.request import RunRequest
+    from app.live.upstream import UpstreamRun
 
     class FailingSink:
         def __init__(self) -> None:

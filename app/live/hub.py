@@ -30,7 +30,7 @@ from ..protocol import encode
 from ..wire import StreamEncoder, capture_message
 from .recorder import Recorder, settle_end
 from .redact import Redactor
-from .upstream import RunRequest
+from .request import RunRequest
 
 
 class Stoppable(Protocol):

@@ -26,7 +26,8 @@ from .apis import api_named
 from .policy import Policy
 from .recorder import clean_body, public_source, settle_end
 from .redact import Redactor
-from .upstream import RunRequest, UpstreamRun
+from .request import RunRequest
+from .upstream import UpstreamRun
 
 EXIT_OK = 0
 EXIT_FAILED = 2

@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .apis import Api, api_named
-from .upstream import RunRequest
+from .request import RunRequest
 
 FORBIDDEN_HEADERS = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "content-type"}

@@ -20,9 +20,10 @@ from .policy import Policy, PolicyRefused
 from .publish import RunPublisher, request_stop
 from .recorder import Recorder, run_title
 from .redact import Redactor
+from .request import RunRequest, Timeouts
 from .runconfig import RunConfigError, api_of, preview, unkeyed_request
 from .streams import RedisStreams
-from .upstream import RunRequest, Timeouts, UpstreamRun
+from .upstream import UpstreamRun
 
 __all__ = ["PRESETS", "LiveService", "RunConfigError", "Started"]
 

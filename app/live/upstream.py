@@ -16,20 +16,16 @@
 
 Everything is reported to a ``Sink``: status changes, the response line, each read with its
 offset in ms from the request start (monotonic clock), and exactly one end with a reason
-(done, error, cancelled, disconnected) and a message.
+(done, error, cancelled, disconnected) and a message. The request, its deadlines and the sink
+are declared in request.py; the stop that hangs up the connection in hangup.py.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import socket
-import struct
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import httpx
@@ -42,9 +38,10 @@ from .answers import (
     is_html,
     parse_retry_after,
 )
-from .apis import APIS, Api
+from .hangup import Hangup
 from .pinned import pinned_client
 from .policy import Policy, PolicyRefused
+from .request import RunRequest, Sink, Timeouts
 
 log = logging.getLogger("streamscope.live")
 MAX_ATTEMPTS = 3
@@ -52,99 +49,8 @@ MAX_RETRY_WAIT = 30.0
 WATCH_INTERVAL = 0.05
 
 
-@dataclass(frozen=True)
-class Timeouts:
-    connect: float = 10.0
-    first_byte: float = 120.0
-    idle: float = 60.0
-    total: float = 900.0
-
-
-@dataclass
-class RunRequest:
-    """One run's request: ``body`` is the API's own body, as sent; ``model`` names the model
-    for APIs that put it in the URL (Gemini), else the body's ``model`` is used."""
-
-    base_url: str
-    body: dict[str, Any]
-    api_key: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    api: Api = field(default_factory=lambda: APIS["chat"])
-    model: str | None = None
-
-    @property
-    def url(self) -> str:
-        return self.api.url(self.base_url, self.model or str(self.body.get("model") or ""))
-
-    def sent_headers(self) -> dict[str, str]:
-        """Every header the request carries: the API's own, the user's, then the key."""
-        fixed = {"Accept": self.api.accept, **dict(self.api.headers)}
-        return {**fixed, **self.headers, **self.api.key_header(self.api_key)}
-
-    def secrets(self) -> list[str]:
-        """Every credential this request carries, to scrub from anything recorded."""
-        found = [self.api_key] if self.api_key else []
-        found += [value for value in self.headers.values() if len(value) >= 8]
-        return found
-
-
-class Sink(Protocol):
-    def status(self, state: str, message: str) -> None: ...
-    def response(self, t: float, status: int, content_type: str) -> None: ...
-    def read(self, t: float, data: bytes) -> None: ...
-    def end(self, t: float, reason: str, error: str | None) -> None: ...
-
-
 class _Abort(Exception):
     pass
-
-
-def hang_up(sock: socket.socket) -> None:
-    """Stop the connection now: the shutdown wakes the reading thread, and when httpx then
-    closes the socket it resets the connection (linger 0) instead of closing it politely, which
-    an upstream that fills a zero receive window would never notice."""
-    with contextlib.suppress(OSError):
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    with contextlib.suppress(OSError):
-        sock.shutdown(socket.SHUT_RDWR)
-
-
-class Hangup:
-    """A connection's first stop reason and its socket: the socket is hung up as soon as both
-    are known, whichever comes first (a stop before the connection exists waits for it). A
-    live run's upstream request and a proxied call (app/proxy/exchange.py) stop this way."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._reason: tuple[str, str] | None = None
-        self._socket: socket.socket | None = None
-
-    def stop(self, reason: str, message: str) -> None:
-        """Stop with this reason (the first stop wins) and hang up the socket, if there is one."""
-        with self._lock:
-            if self._reason is None:
-                self._reason = (reason, message)
-            sock = self._socket
-        if sock is not None:
-            hang_up(sock)
-
-    def keep(self, sock: socket.socket) -> None:
-        """The connection's socket (``pinned_client``'s callback), hung up at once when the
-        stop came first."""
-        with self._lock:
-            self._socket = sock
-            stopped = self._reason is not None
-        if stopped:
-            hang_up(sock)
-
-    def reason(self) -> tuple[str, str] | None:
-        with self._lock:
-            return self._reason
-
-    @property
-    def socket(self) -> socket.socket | None:
-        with self._lock:
-            return self._socket
 
 
 class UpstreamRun:

@@ -38,10 +38,11 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..live.answers import ERROR_BODY_CAP, Answer, describe_connect_error
+from ..live.hangup import Hangup, hang_up
 from ..live.pinned import pinned_client
 from ..live.policy import PolicyRefused
 from ..live.redact import Redactor
-from ..live.upstream import Hangup, Timeouts, hang_up
+from ..live.request import Timeouts
 from . import headers as proxy_headers
 from .calls import Call
 from .recording import Recording

@@ -11,8 +11,8 @@ from flask import Flask
 
 from ..captures import Limits
 from ..live.policy import Policy, listens_publicly
+from ..live.request import Timeouts
 from ..live.service import LiveService
-from ..live.upstream import Timeouts
 from ..proxy.service import ProxyService
 from ..rooms.bus import LocalBus
 from ..rooms.redis_bus import RedisBus
