@@ -56,8 +56,8 @@ def folded(
     ``kinds``, when the caller has them, are the events' types, in order."""
     if only_last is not None:
         events = _last_of_kind(events, only_last, kinds)
-    kinds = list(map(type, islice(events, SAMPLE)))
-    if (sum(map(is_not, kinds, islice(kinds, 1, None))) + 1) * MIN_RUN > len(kinds):
+    first = list(map(type, islice(events, SAMPLE)))
+    if (sum(map(is_not, first, islice(first, 1, None))) + 1) * MIN_RUN > len(first):
         return events
     out: list[Event] = []
     for kind, group in groupby(events, type):
