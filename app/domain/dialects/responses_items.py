@@ -21,11 +21,10 @@ class ItemReader(OutputReader):
 
     # ------------------------------------------------------------------ output items
     def _item_added(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index, item = index_of(value.get("output_index")), value.get("item")
-        if index is None or not isinstance(item, dict):
-            self.note(raw, "item_shape", "error", "an output item event without output_index/item")
+        found = self._item_of(raw, value)
+        if found is None:
             return
-        kind = str(item.get("type"))
+        index, item, kind = found
         if index in self._items:
             self.note(raw, "item_repeated", "warning", f"output {index} was added again")
         state = self._items[index] = Item(kind)
@@ -39,11 +38,10 @@ class ItemReader(OutputReader):
                 self._part_text(raw, index, part_index, part)
 
     def _item_done(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        index, item = index_of(value.get("output_index")), value.get("item")
-        if index is None or not isinstance(item, dict):
-            self.note(raw, "item_shape", "error", "an output item event without output_index/item")
+        found = self._item_of(raw, value)
+        if found is None:
             return
-        kind = str(item.get("type"))
+        index, item, kind = found
         state = self._items.get(index) or self._implicit(raw, index, kind, item)
         if state.type != kind:
             self.note(raw, "item_changed", "warning", f"output {index} opened as {state.type}")
@@ -57,6 +55,17 @@ class ItemReader(OutputReader):
             self._end(raw, state)
         state.done = True
         self.add(BlockStop(choice=0, block=index, value=item), raw)
+
+    def _item_of(
+        self, raw: RawEvent, value: dict[str, Any]
+    ) -> tuple[int, dict[str, Any], str] | None:
+        """An output item event's index, item and type; None, said, when it has no index or
+        no item."""
+        index, item = index_of(value.get("output_index")), value.get("item")
+        if index is None or not isinstance(item, dict):
+            self.note(raw, "item_shape", "error", "an output item event without output_index/item")
+            return None
+        return index, item, str(item.get("type"))
 
     def _part_added(self, raw: RawEvent, value: dict[str, Any]) -> None:
         part = value.get("part")
