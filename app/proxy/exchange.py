@@ -32,12 +32,10 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 import httpx
 
-from ..live.answers import ERROR_BODY_CAP, Answer, describe_connect_error
+from ..live.answers import ERROR_BODY_CAP, Answer
 from ..live.hangup import Hangup, hang_up
 from ..live.pinned import pinned_client
 from ..live.policy import PolicyRefused
@@ -45,6 +43,7 @@ from ..live.redact import Redactor
 from ..live.request import Timeouts
 from . import headers as proxy_headers
 from .calls import Call
+from .outgoing import Failure, Outgoing, check_ascii, failure_of
 from .recording import Recording
 from .watch import Watch, hung_up
 
@@ -54,23 +53,6 @@ log = logging.getLogger("streamscope")
 # the message (the last chunk) is usually on its way.
 CLIENT_GRACE = 0.5
 Outcome = tuple[str, str | None]
-
-
-class Failure(Exception):
-    """The call did not get an answer from its upstream: what the proxy answers instead."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-
-
-@dataclass(frozen=True)
-class Outgoing:
-    method: str
-    url: str  # the upstream's URL for this call (the proxy's token already out)
-    headers: list[tuple[str, str]]
-    body: bytes
-    resolve: Callable[[], str]  # the address to connect to, checked (or PolicyRefused)
 
 
 class Exchange:
@@ -133,12 +115,7 @@ class Exchange:
 
     def _open(self) -> httpx.Response:
         out = self.outgoing
-        for name, value in out.headers:  # HTTP/1.1 header values are sent as ASCII here
-            if not value.isascii():
-                at = next(i for i, c in enumerate(value) if not c.isascii())
-                raise Failure(
-                    400, "bad_header", f"header {name}: character {at} of its value is not ASCII"
-                )
+        check_ascii(out.headers)
         try:
             address = out.resolve()
         except PolicyRefused as exc:
@@ -171,20 +148,7 @@ class Exchange:
 
     def _failure(self, exc: Exception) -> Failure:
         """What the client is answered when the upstream gave no answer."""
-        where = urlsplit(self.outgoing.url).netloc
-        aborted = self.hangup.reason()
-        if aborted is not None:  # a deadline (504), or the client went away (it sees nothing)
-            return Failure(504, "upstream_timeout", aborted[1] or "stopped")
-        if isinstance(exc, httpx.ConnectTimeout):
-            message = f"could not connect to {where} within {self.timeouts.connect:g} s"
-            return Failure(504, "upstream_timeout", message)
-        if isinstance(exc, httpx.ConnectError):
-            return Failure(
-                502, "upstream_unreachable", describe_connect_error(exc, self.outgoing.url)
-            )
-        if isinstance(exc, httpx.TimeoutException):
-            return Failure(504, "upstream_timeout", f"{where} sent no answer in time")
-        return Failure(502, "bad_gateway", f"the request to {where} failed: {exc}")
+        return failure_of(exc, self.outgoing.url, self.timeouts.connect, self.hangup.reason())
 
     # ------------------------------------------------------------------ the answer
     def relay(self) -> Generator[bytes, None, None]:

@@ -25,7 +25,8 @@ from ..live.service import LiveService
 from ..settings import Settings
 from . import headers as proxy_headers
 from .calls import Call, Calls
-from .exchange import Exchange, Outgoing
+from .exchange import Exchange
+from .outgoing import Outgoing
 from .recording import start_recording, too_many_containers
 from .upstreams import Upstream, api_of, model_of, parse_upstreams
 from .watch import Watch

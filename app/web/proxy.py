@@ -14,8 +14,9 @@ from typing import IO
 
 from flask import Blueprint, Flask, Response, g, jsonify, render_template, request
 
-from ..proxy.exchange import Body, Failure
+from ..proxy.exchange import Body
 from ..proxy.headers import TOKEN_HEADER, to_client
+from ..proxy.outgoing import Failure
 from ..proxy.service import ProxyService
 from ..proxy.upstreams import TOKEN_PARAM, BadTarget, raw_rest, without_token
 from . import bodies
