@@ -22,6 +22,15 @@ from .toolcalls import ChoiceToolCalls
 if TYPE_CHECKING:
     from .dialects.chat import ChatInterpreter
 
+
+def choice_entries(
+    payload: bytes | str | None, position: int, field: str, entries: list[Any]
+) -> bytes:
+    """The logprob entries (``field``: content or refusal) of the choice at ``position`` in a
+    chat chunk, as sent (sent.py): every reading of a chat chunk keeps them this way."""
+    return sent_items(payload, ("choices", position, "logprobs", field), entries)
+
+
 KNOWN_CHOICE_KEYS = frozenset({"index", "delta", "message", "logprobs", "finish_reason"})
 KNOWN_DELTA_KEYS = frozenset(
     {"role", "content", "refusal", "tool_calls", "reasoning_content", "reasoning"}
@@ -172,12 +181,11 @@ class ChoiceReader:
             entries = logprobs.get(field)
             if entries:
                 if isinstance(entries, list):
-                    path = ("choices", position, "logprobs", field)
                     event = Logprobs(
                         choice=self.index,
                         field=field,
                         count=len(entries),
-                        entries=sent_items(self._it.text, path, entries),
+                        entries=choice_entries(self._it.text, position, field, entries),
                     )
                     self._it.add(event, raw)
                 else:

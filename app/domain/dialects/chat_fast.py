@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 import orjson
 
+from ..chunks import choice_entries
 from ..events import Logprobs, ReasoningDelta, TextDelta
 from ..jsontext import too_deep
-from ..sent import sent_items
 
 if TYPE_CHECKING:
     from ..events import RawEvent
@@ -116,11 +116,6 @@ def _chunk(it: ChatInterpreter, data: bytes) -> _Chunk | None:
     return chunk
 
 
-def _entries(data: bytes, position: int, entries: list[Any]) -> bytes:
-    """The logprob entries of the choice at ``position``, as sent (chunks.py keeps them so)."""
-    return sent_items(data, ("choices", position, "logprobs", "content"), entries)
-
-
 def read_fast(it: ChatInterpreter, raw: RawEvent, data: bytes) -> bool:
     """Read one payload of the common shape (module docstring) into ``it``'s stream; False,
     with nothing recorded, when it is not one."""
@@ -149,7 +144,9 @@ def read_fast(it: ChatInterpreter, raw: RawEvent, data: bytes) -> bool:
             return False
         it.text = data
         raw.choices = True
-        _read_choice(it, raw, choice, _entries(data, 0, entries) if entries else None)
+        _read_choice(
+            it, raw, choice, choice_entries(data, 0, "content", entries) if entries else None
+        )
         return True
     kept: list[bytes | None] = []
     for position, choice in enumerate(choices):
@@ -158,7 +155,7 @@ def read_fast(it: ChatInterpreter, raw: RawEvent, data: bytes) -> bool:
         entries = choice.logprobs.content if choice.logprobs is not None else None
         if entries and not isinstance(entries, list):
             return False
-        kept.append(_entries(data, position, entries) if entries else None)
+        kept.append(choice_entries(data, position, "content", entries) if entries else None)
     it.text = data
     raw.choices = True
     for choice, logprobs in zip(choices, kept, strict=True):
