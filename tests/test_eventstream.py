@@ -207,6 +207,20 @@ def test_a_flipped_bit_in_a_prelude_stops_the_reading_there(where):
     assert "cannot be trusted" in problem.message
 
 
+def test_a_bad_prelude_crc_is_found_after_the_same_lengths_were_read_good():
+    """The decoder remembers the preludes it checked: one sent again with the same lengths and
+    another CRC is checked anew, not taken for the one it saw."""
+    one = encode_frame(encode_header(":event-type", "x"), b'{"a": 1}')
+    items = decode(one + one + flip(one, 9))
+    *kept, problem = items
+    assert [i.raw.byte for i in kept] == [0, len(one)]
+    assert (problem.code, problem.byte, problem.line) == (
+        "eventstream_prelude_crc",
+        2 * len(one),
+        3,
+    )
+
+
 @pytest.mark.parametrize("part", ["headers", "payload", "message CRC"])
 def test_a_flipped_bit_in_a_frame_drops_that_frame_only(part):
     offsets = starts(TOOL_USE)
@@ -222,6 +236,16 @@ def test_a_flipped_bit_in_a_frame_drops_that_frame_only(part):
     problems = [i for i in items if not isinstance(i, Frame)]
     assert [(p.code, p.byte, p.line) for p in problems] == [("eventstream_message_crc", fifth, 5)]
     assert plain(items) == [*good[:4], problems[0].to_json(), *good[5:]]
+
+
+@pytest.mark.parametrize("size", [100, 70_000], ids=["copied for its CRC", "read through a view"])
+def test_the_message_crc_is_checked_whatever_the_frame_size(size):
+    # Small frames are copied for their CRC, large ones read through a view (eventstream.py).
+    big = frame("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "x" * size}})
+    assert [f.payload for f in botocore_frames(big)] == [i.payload for i in decode(big)]
+    damaged = flip(big, len(big) - 20)
+    [problem] = decode(TEXT + damaged + TEXT)[len(decode(TEXT)) : -len(decode(TEXT))]
+    assert (problem.code, problem.byte) == ("eventstream_message_crc", len(TEXT))
 
 
 def test_a_truncated_last_frame_is_said_and_the_frames_before_are_kept():

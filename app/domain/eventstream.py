@@ -34,6 +34,10 @@ DEFAULT_MAX_FRAME = 16 * 1024 * 1024
 _PRELUDE = struct.Struct(">III")
 _CRC = struct.Struct(">I")
 _HEADER_CACHE = 64  # distinct header blocks remembered (each event type repeats its own)
+_PRELUDE_CACHE = 1024  # distinct preludes whose CRC checked (one per frame size that recurs)
+# A frame up to this size is copied for its CRC (a copy costs less than a memoryview slice);
+# a larger one is read through a view, never copied.
+_COPIED = 64 * 1024
 
 __all__ = ["DEFAULT_MAX_FRAME", "EventStreamDecoder", "Frame", "HeaderValue", "is_eventstream"]
 
@@ -77,6 +81,7 @@ class EventStreamDecoder:
         self._refused_at = 0  # where that frame starts
         self._stopped = False
         self._headers: dict[bytes, Headers] = {}
+        self._preludes: set[bytes] = set()  # preludes (all 12 bytes) whose CRC checked
         self._need = PRELUDE  # bytes the next frame needs before it can be read
 
     def feed(self, chunk: bytes, t: float | None = None) -> list[Frame | Diagnostic]:
@@ -141,20 +146,26 @@ class EventStreamDecoder:
         """Read the whole frames at the start of ``data`` (the buffer, as bytes: its slices
         are the payloads); returns how many bytes were read. The frame count and the base
         offset are held in locals (this runs per frame) and stored before any method that
-        reads them."""
+        reads them. A prelude whose 12 bytes were seen with a good CRC is not checked again:
+        the same bytes have the same CRC (frames of one size repeat their prelude)."""
         size, pos, base, frames = len(data), 0, self._base, self._frames
         unpack, crc32, known, cap = _PRELUDE.unpack_from, zlib.crc32, self._headers, self.max_frame
+        checked, sent_crc = self._preludes, _CRC.unpack_from
         with memoryview(data) as view:
             while size - pos >= PRELUDE:
-                total, headers_length, crc = unpack(data, pos)
-                if (  # _lengths_fit, inlined
-                    crc32(view[pos : pos + 8]) != crc
-                    or total < MIN_FRAME
-                    or headers_length > total - MIN_FRAME
-                ):
-                    self._frames = frames
-                    out.append(self._bad_prelude(view, pos, total, headers_length, crc))
-                    return size
+                prelude = data[pos : pos + PRELUDE]
+                total, headers_length, crc = unpack(prelude)
+                if prelude not in checked:
+                    if (  # _lengths_fit, inlined
+                        crc32(prelude[:8]) != crc
+                        or total < MIN_FRAME
+                        or headers_length > total - MIN_FRAME
+                    ):
+                        self._frames = frames
+                        out.append(self._bad_prelude(prelude, pos, total, headers_length, crc))
+                        return size
+                    if len(checked) < _PRELUDE_CACHE:
+                        checked.add(prelude)
                 end = pos + total
                 if end > size and total <= cap:
                     self._frames, self._need = frames, total  # counted when it is all here
@@ -167,9 +178,12 @@ class EventStreamDecoder:
                     if end > size:
                         self._skip, self._need = end - size, PRELUDE
                         return size
-                elif crc32(view[pos : end - 4]) != _CRC.unpack_from(data, end - 4)[0]:
+                elif (
+                    crc32(data[pos : end - 4] if total <= _COPIED else view[pos : end - 4])
+                    != sent_crc(data, end - 4)[0]
+                ):
                     self._frames = frames
-                    sent = _CRC.unpack_from(data, end - 4)[0]
+                    sent = sent_crc(data, end - 4)[0]
                     out.append(self._bad_crc(at, total, sent, crc32(view[pos : end - 4])))
                 else:  # a whole, good frame (this runs per frame)
                     start = pos + PRELUDE + headers_length
@@ -187,12 +201,12 @@ class EventStreamDecoder:
         return pos
 
     def _bad_prelude(
-        self, view: memoryview, pos: int, total: int, headers_length: int, crc: int
+        self, prelude: bytes, pos: int, total: int, headers_length: int, crc: int
     ) -> Diagnostic:
         """No length from here on can be trusted: the reading of this input stops."""
         self._stopped = True
         number, at = self._frames + 1, self._base + pos
-        computed = zlib.crc32(view[pos : pos + 8])
+        computed = zlib.crc32(prelude[:8])
         if computed != crc:
             message = (
                 f"frame {number} at byte {at}: the prelude CRC does not match (0x{crc:08x} "
