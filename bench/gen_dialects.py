@@ -15,6 +15,9 @@ the container (lines, or event-stream frames by their length prelude, CRCs not c
 and drop the parsed payload. ``floor_objects`` adds what Streamscope's timeline holds for
 the same reading, one raw event per payload and one text event per fragment, made as cheaply as
 Python can: no reader with one object per event does less (information beside the floor).
+``floor_checked`` is the event-stream floor with each frame's two CRCs checked, as the format
+asks of every reader (botocore's and Streamscope's check both): information, to say how much
+of a reader's cost over the floor is that check.
 
     python bench/gen_dialects.py --events 100000      # writes bench/out/<dialect>-100k.*
 """
@@ -25,6 +28,7 @@ import argparse
 import random
 import struct
 import sys
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate, repeat
@@ -476,6 +480,8 @@ def ensure(name: str, events: int, seed: int = 20240601) -> Path:
 
 
 _PRELUDE = struct.Struct(">II")
+_CHECKED = struct.Struct(">III")
+_CRC = struct.Struct(">I")
 
 
 def payloads(container: str, data: bytes) -> Iterator[bytes]:
@@ -495,6 +501,32 @@ def payloads(container: str, data: bytes) -> Iterator[bytes]:
             payload = line[5:].lstrip(b" ")
             if payload != b"[DONE]":
                 yield payload
+
+
+def checked_frames(data: bytes) -> Iterator[bytes]:
+    """Each event-stream payload, its frame's prelude and message CRCs checked (the split of
+    ``payloads`` and two ``zlib.crc32`` calls a frame; a bad CRC raises)."""
+    pos, end, unpack, crc32 = 0, len(data), _CHECKED.unpack_from, zlib.crc32
+    while pos < end:
+        total, headers, crc = unpack(data, pos)
+        stop = pos + total - 4
+        if (
+            crc32(data[pos : pos + 8]) != crc
+            or crc32(data[pos:stop]) != _CRC.unpack_from(data, stop)[0]
+        ):
+            raise ValueError(f"frame at byte {pos}: bad CRC")
+        yield data[pos + 12 + headers : stop]
+        pos += total
+
+
+def floor_checked(name: str, data: bytes) -> list[str]:
+    """The event-stream floor with both CRCs of each frame checked (module docstring)."""
+    text_of, loads = SPECS[name].text, orjson.loads
+    kept: list[str] = []
+    keep = kept.append
+    for payload in checked_frames(data):
+        text_of(loads(payload), keep)
+    return kept
 
 
 def floor(name: str, data: bytes) -> list[str]:

@@ -170,21 +170,30 @@ def dialect_rows(
         path = gen_dialects.ensure(name, events)
         data = path.read_bytes()
         check(name, data)
-        (f_w, _, j_w), (f_c, o_c, j_c) = interleaved(
-            [
-                partial(gen_dialects.floor, name, data),
-                partial(gen_dialects.floor_objects, name, data),
-                partial(inspect_json, data),
-            ],
-            repeat,
-        )
-        fc, oc, jc = min(f_c), min(o_c), min(j_c)
+        measured: list[Callable[[], Any]] = [
+            partial(gen_dialects.floor, name, data),
+            partial(gen_dialects.floor_objects, name, data),
+            partial(inspect_json, data),
+        ]
+        if spec.container == "eventstream":
+            measured.append(partial(gen_dialects.floor_checked, name, data))
+        walls, cpus = interleaved(measured, repeat)
+        f_w, j_w = walls[0], walls[2]
+        fc, oc, jc = min(cpus[0]), min(cpus[1]), min(cpus[2])
         table.row(
             f"{name}: the floor with a raw and a text event per payload",
             f"{fmt_s(oc)} CPU",
             f"floor {fmt_s(fc)} CPU",
             f"{oc / fc:.2f}x",
         )
+        if spec.container == "eventstream":
+            kc = min(cpus[3])
+            table.row(
+                f"{name}: the floor with both CRCs of each frame checked",
+                f"{fmt_s(kc)} CPU; inspect --json {jc / kc:.2f}x it",
+                f"floor {fmt_s(fc)} CPU",
+                f"{kc / fc:.2f}x",
+            )
         table.row(
             f"{name} ({spec.container}, {events // 1000}k events, {fmt_mb(len(data))}): "
             "inspect --json",

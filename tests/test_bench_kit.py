@@ -1,5 +1,5 @@
 """The benches' shared kit (bench/kit/): the one percentile, the one table, --quick, the CPU
-meter. Every bench's published numbers go through these."""
+meter. Every bench's published numbers go through these; and the floors they compare with."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
+import gen_dialects  # noqa: E402
 from kit.cpu import CpuMeter  # noqa: E402
 from kit.report import parse_args  # noqa: E402
 from kit.table import Table, fmt_ms, pct  # noqa: E402
@@ -79,3 +80,16 @@ def test_cpu_meter_counts_a_child_that_has_exited_as_ours():
     assert use.ours_s >= 0.45
     assert use.machine_s >= use.ours_s * 0.9  # the machine was at least as busy as we were
     assert use.others_s == pytest.approx(max(0.0, use.machine_s - use.ours_s))
+
+
+def test_the_checked_event_stream_floor_checks_both_crcs():
+    # bench_parse.py's information row says what checking the CRCs costs: it must check them.
+    data = b"".join(gen_dialects.bedrock(20, seed=1))
+    frame_end = int.from_bytes(data[:4], "big")
+    assert gen_dialects.floor_checked("bedrock-converse", data) == gen_dialects.floor(
+        "bedrock-converse", data
+    )
+    for at in (9, frame_end - 20):  # the prelude CRC, then the payload under the message CRC
+        damaged = data[:at] + bytes([data[at] ^ 1]) + data[at + 1 :]
+        with pytest.raises(ValueError, match="bad CRC"):
+            gen_dialects.floor_checked("bedrock-converse", damaged)
