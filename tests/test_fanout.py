@@ -14,7 +14,7 @@ from websockets.frames import Frame
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from app.live.hub import Piece
+from app.live.followed import Piece
 from app.web import fanout, frames
 
 

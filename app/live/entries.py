@@ -13,7 +13,7 @@ import orjson
 
 from ..protocol import encode
 from ..wire import BATCH_BYTES
-from .hub import Piece
+from .followed import Piece
 
 
 def kind_of(text: str) -> str:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..captures.model import Capture
@@ -28,6 +27,7 @@ from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
 from ..protocol import encode
 from ..wire import StreamEncoder, capture_message
+from .followed import Piece
 from .recorder import Recorder, settle_end
 from .redact import Redactor
 from .request import RunRequest
@@ -39,47 +39,6 @@ class Stoppable(Protocol):
 
     def cancel(self) -> None: ...
     def stop(self, reason: str, message: str) -> None: ...
-
-
-@dataclass(frozen=True)
-class Piece:
-    """One entry of the log: the part of the timeline one read added (raw events
-    ``[raw_start, raw_end)`` and events ``[event_start, event_end)``), or a whole message."""
-
-    raw_start: int = 0
-    raw_end: int = 0
-    event_start: int = 0
-    event_end: int = 0
-    message: str | None = None
-
-    @property
-    def empty(self) -> bool:
-        return (
-            self.message is None
-            and self.raw_end == self.raw_start
-            and (self.event_end == self.event_start)
-        )
-
-
-class Followed(Protocol):
-    """What a live run's viewers follow (web/fanout.py, web/live_session.py): a run of this
-    process (``LiveRun``) or one of another process read through Redis (``mirror.py``)."""
-
-    capture_id: str
-    log: list[Piece]
-    finished: bool
-    cond: threading.Condition
-    writer: Any
-
-    def messages(self, pieces: list[Piece]) -> Iterator[str]: ...
-
-    def snapshot(self, events_seen: int) -> tuple[list[str], int]: ...
-
-    def raw_texts(self, start: int, count: int) -> list[dict[str, Any]]: ...
-
-    def capture_message(self, title: str) -> str: ...
-
-    def cancel(self) -> None: ...
 
 
 class LiveRun:

@@ -26,7 +26,7 @@ from typing import Any
 from ..protocol import encode
 from ..storage import CaptureStore
 from .entries import events_from, events_piece, kind_of, merged_events, merged_raw, skip_seen
-from .hub import Piece
+from .followed import Piece
 from .publish import stream_key
 from .recorder import RECORDED_KINDS
 from .streams import Entry, RedisStreams, StreamsDown

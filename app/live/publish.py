@@ -24,7 +24,8 @@ import logging
 import threading
 import time
 
-from .hub import LiveRun, Piece
+from .followed import Piece
+from .hub import LiveRun
 from .streams import Fields, RedisStreams, StreamsDown
 
 log = logging.getLogger(__name__)

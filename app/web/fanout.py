@@ -23,7 +23,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from ..live.hub import Followed, Piece
+from ..live.followed import Followed, Piece
 from .frames import frame
 
 if TYPE_CHECKING:

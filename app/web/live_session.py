@@ -13,7 +13,7 @@ from .fanout import Follower, attach
 from .frames import Prepared
 
 if TYPE_CHECKING:
-    from ..live.hub import Followed
+    from ..live.followed import Followed
     from ..live.service import LiveService
     from .ws import GuardedSocket
 

@@ -31,7 +31,7 @@ from .room_session import RoomViewing
 from .sources import Loaded, Sources
 
 if TYPE_CHECKING:
-    from ..live.hub import Followed
+    from ..live.followed import Followed
     from ..live.service import LiveService
     from ..rooms.service import RoomService
     from .admission import Admission
