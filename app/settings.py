@@ -135,7 +135,7 @@ class Settings:
     )
     first_byte_timeout: float = setting(
         120.0,
-        "live: seconds from the response headers to the first byte",
+        "live: seconds from the request to the response headers, and again to the first byte",
     )
     idle_timeout: float = setting(
         60.0,

@@ -17,7 +17,7 @@
   ``flood:<MB>`` (that many megabytes of chunks, as fast as the socket takes them),
   ``html:<status>`` (an HTML page with that status and its title), ``reset:<n>`` (n body
 bytes, then a TCP reset), ``hold`` (headers, then nothing until the client goes away, which is
-noted as a close at once). Any other method (``PUT``, ``PATCH``, ``DELETE``, ``OPTIONS``,
+noted as a close at once), ``mute`` (not even the headers, until the client goes away). Any other method (``PUT``, ``PATCH``, ``DELETE``, ``OPTIONS``,
 ``HEAD``) is answered with what came: the method, the path and the body's size.
 
 The other dialects (``tests/fake_dialects.py``) have their own routes, whose behaviour the model
@@ -337,6 +337,9 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
 
     def _do_hold(self, arg: str, body: dict) -> None:
         self._start()
+        hold(self)
+
+    def _do_mute(self, arg: str, body: dict) -> None:
         hold(self)
 
     def _do_429(self, arg: str, body: dict) -> None:

@@ -186,6 +186,7 @@ def test_closing_the_starting_tab_stops_the_run(server, fake):
 FAULTS = [
     # model or base URL, end reason, words in the error
     ("stall", "error", "first-byte timeout"),
+    ("mute", "error", "no response headers within 1 s of the request"),
     ("drip", "error", "idle timeout"),
     ("slow:90", "error", "total timeout"),
     ("429always", "error", "HTTP 429 from upstream: Rate limit reached"),

@@ -221,6 +221,15 @@ def test_an_upstream_silent_past_its_deadline_breaks_the_call(capped, fake, mode
     assert fake.wait_end(model)[0] == "closed"
 
 
+def test_an_upstream_without_headers_past_the_deadline_is_answered_by_the_proxy(capped, fake):
+    answer = post(capped, "mute")
+    assert answer.status_code == 504
+    error = answer.json()["error"]
+    assert error["code"] == "upstream_timeout"
+    assert error["message"] == "no response headers within 1 s of the request"
+    assert fake.wait_end("mute")[0] == "closed"
+
+
 def test_a_proxied_call_holds_its_unit_of_slow_work_until_it_ends(tmp_path, fake):
     env = {"STREAMSCOPE_WORK_CAPACITY": "1"}
     with proxy_server(tmp_path / "data", fake, env=env) as server, httpx.Client(timeout=30) as c:

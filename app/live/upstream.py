@@ -4,10 +4,11 @@
   header it goes in (``Authorization: Bearer``, ``x-api-key``, ``x-goog-api-key``), never the
   URL, and the headers every request of that API carries (``anthropic-version``).
 
-* Deadlines (``Timeouts``): connect (httpx), first byte of the body, idle between reads, and
-  the whole run. httpx fixes a response's read timeout when the body starts, so the last three
-  are kept by a watchdog thread that shuts the socket down when one passes; ``cancel()`` uses
-  the same path, so a Stop closes the upstream connection at once.
+* Deadlines (``Timeouts``, deadlines.py): connect (httpx), the response headers and the
+  first byte of the body, idle between reads, and the whole run. httpx fixes a response's read
+  timeout when the body starts, so all but the first are kept by a watchdog thread that shuts
+  the socket down when one passes; ``cancel()`` uses the same path, so a Stop closes the
+  upstream connection at once.
 * Retries: before the first byte of the body only, a 429 or 5xx is retried at most twice, after
   ``Retry-After`` when given (capped), else 1 s then 2 s. Never after the first byte.
 * Redirects are not followed (httpx would forward ``api-key`` headers to another origin).
@@ -38,6 +39,7 @@ from .answers import (
     is_html,
     parse_retry_after,
 )
+from .deadlines import Deadlines, httpx_timeout
 from .hangup import Hangup
 from .pinned import pinned_client
 from .policy import Policy, PolicyRefused
@@ -71,9 +73,7 @@ class UpstreamRun:
         self._done = threading.Event()
         self._hangup = Hangup()
         self._start = 0.0
-        self._first_byte: float | None = None
-        self._last_read = 0.0
-        self._response_started: float | None = None
+        self._deadlines = Deadlines(timeouts, 0.0, "run")
 
     # ------------------------------------------------------------------ control
     def cancel(self) -> None:
@@ -89,26 +89,14 @@ class UpstreamRun:
         return round((self.clock() - self._start) * 1000, 3)
 
     def _watch(self) -> None:
-        t = self.timeouts
         while not self._done.wait(WATCH_INTERVAL):
-            now = self.clock()
-            if now - self._start > t.total:
-                self._hangup.stop("error", f"the run passed its total timeout ({t.total:g} s)")
-            elif (
-                self._first_byte is None
-                and self._response_started
-                and now - self._response_started > t.first_byte
-            ):
-                self._hangup.stop(
-                    "error",
-                    f"no data within {t.first_byte:g} s of the response headers (first-byte timeout)",
-                )
-            elif self._first_byte is not None and now - self._last_read > t.idle:
-                self._hangup.stop("error", f"no data for {t.idle:g} s (idle timeout)")
+            passed = self._deadlines.passed(self.clock())
+            if passed is not None:
+                self._hangup.stop("error", passed)
 
     # ------------------------------------------------------------------ the run
     def run(self) -> None:
-        self._start = self.clock()
+        self._start = self._deadlines.start = self.clock()
         watchdog = threading.Thread(target=self._watch, name="upstream-watchdog", daemon=True)
         watchdog.start()
         try:
@@ -123,11 +111,7 @@ class UpstreamRun:
         self.sink.end(self._ms(), reason, message)
 
     def _client(self, address: str) -> httpx.Client:
-        # httpx's own read timeout is only a backstop: the watchdog keeps the real deadlines.
-        backstop = max(self.timeouts.first_byte, self.timeouts.idle) + 5.0
-        timeout = httpx.Timeout(
-            connect=self.timeouts.connect, read=backstop, write=30.0, pool=self.timeouts.connect
-        )
+        timeout = httpx_timeout(self.timeouts)  # reads: a backstop, the watchdog keeps time
         return pinned_client(self.request.url, address, timeout, self._hangup.keep)
 
     def _attempts(self) -> tuple[str, str | None]:
@@ -165,6 +149,7 @@ class UpstreamRun:
                 content=body,
                 headers={**headers, "Content-Type": "application/json"},
             )
+            self._deadlines.ask(self.clock())
             response = client.send(request, stream=True)
         except httpx.ConnectTimeout:
             return (
@@ -185,6 +170,7 @@ class UpstreamRun:
             content_type = response.headers.get("content-type", "")
             retry = self._retry_wait(response, attempt)
             if retry is not None:
+                self._deadlines.wait()
                 response.close()
                 self.sink.status(
                     "retrying",
@@ -193,7 +179,7 @@ class UpstreamRun:
                 if self._cancel.wait(retry):
                     return self._hangup.reason() or ("cancelled", "stopped by the user")
                 return None
-            self._response_started = self.clock()  # the first-byte deadline starts now
+            self._deadlines.answered(self.clock())  # the first-byte deadline starts again
             self.sink.response(self._ms(), status, content_type)
             if 300 <= status < 400:
                 location = response.headers.get("location", "?")
@@ -222,10 +208,7 @@ class UpstreamRun:
         received = bytearray() if keep else None  # the start of an answer that is not a stream
         try:
             for chunk in response.iter_raw():
-                now = self.clock()
-                if self._first_byte is None:
-                    self._first_byte = now
-                self._last_read = now
+                self._deadlines.read(self.clock())
                 self.sink.read(self._ms(), chunk)
                 if received is not None and len(received) < ERROR_BODY_CAP:
                     received += chunk[: ERROR_BODY_CAP - len(received)]

@@ -36,6 +36,7 @@ from collections.abc import Callable, Generator, Iterator
 import httpx
 
 from ..live.answers import ERROR_BODY_CAP, Answer
+from ..live.deadlines import Deadlines, httpx_timeout
 from ..live.hangup import Hangup, hang_up
 from ..live.pinned import pinned_client
 from ..live.policy import PolicyRefused
@@ -80,11 +81,8 @@ class Exchange:
         self.clock = clock
         self.sent = 0  # bytes relayed to the client
         self._start = clock()
-        self._sent_at: float | None = None
+        self.deadlines = Deadlines(timeouts, self._start, "call")
         self._client_gone: float | None = None  # when the watch saw the client hang up
-        self._headers_at: float | None = None
-        self._first_read: float | None = None
-        self._last_read = 0.0
         self._lock = threading.Lock()
         self.hangup = Hangup()  # the first reason the call was stopped, and its socket
         self._http: httpx.Client | None = None
@@ -120,22 +118,18 @@ class Exchange:
             address = out.resolve()
         except PolicyRefused as exc:
             raise Failure(502, "upstream_refused", str(exc)) from None
-        # httpx's read timeout is only a backstop: the watch keeps the real deadlines.
-        backstop = max(self.timeouts.first_byte, self.timeouts.idle) + 5.0
-        timeout = httpx.Timeout(
-            connect=self.timeouts.connect, read=backstop, write=30.0, pool=self.timeouts.connect
-        )
+        timeout = httpx_timeout(self.timeouts)  # reads: a backstop, the watch keeps time
         self._http = pinned_client(out.url, address, timeout, self.hangup.keep)
         request = self._http.build_request(
             out.method, out.url, headers=out.headers, content=out.body or None
         )
-        self._sent_at = self.clock()
+        self.deadlines.ask(self.clock())
         try:
             response = self._http.send(request, stream=True)
         except (httpx.HTTPError, OSError) as exc:
             raise self._failure(exc) from None
         self._response = response
-        self._headers_at = self.clock()
+        self.deadlines.answered(self.clock())
         self.call.status, self.call.state = response.status_code, "streaming"
         if self.recording is not None:
             self.recording.response(
@@ -160,9 +154,7 @@ class Exchange:
             yield b""
             for chunk in self._response.iter_raw():
                 t = self.ms()
-                now = self.clock()
-                self._first_read = self._first_read or now
-                self._last_read = now
+                self.deadlines.read(self.clock())
                 self.sent += len(chunk)
                 yield chunk
                 if self.recording is not None:
@@ -215,19 +207,9 @@ class Exchange:
     # ------------------------------------------------------------------ stopping
     def check(self, now: float) -> None:
         """The watch's look (``watch.py``): deadlines, and a client that hung up."""
-        t = self.timeouts
-        if now - self._start > t.total:
-            self.hangup.stop("error", f"the call passed its total timeout ({t.total:g} s)")
-        elif self._headers_at is None and self._sent_at is not None:
-            if now - self._sent_at > t.first_byte:
-                self.hangup.stop("error", f"no answer within {t.first_byte:g} s of the request")
-        elif self._headers_at is not None and self._first_read is None:
-            if now - self._headers_at > t.first_byte:
-                self.hangup.stop(
-                    "error", f"no data within {t.first_byte:g} s of the answer's head (first byte)"
-                )
-        elif self._first_read is not None and now - self._last_read > t.idle:
-            self.hangup.stop("error", f"no data for {t.idle:g} s (idle timeout)")
+        passed = self.deadlines.passed(now)
+        if passed is not None:
+            self.hangup.stop("error", passed)
         if self._client_gone is None and hung_up(self.client_socket):
             self._client_gone = now
         if self._client_gone is not None and now - self._client_gone >= CLIENT_GRACE:
