@@ -17,8 +17,9 @@
   ``flood:<MB>`` (that many megabytes of chunks, as fast as the socket takes them),
   ``html:<status>`` (an HTML page with that status and its title), ``reset:<n>`` (n body
 bytes, then a TCP reset), ``hold`` (headers, then nothing until the client goes away, which is
-noted as a close at once), ``mute`` (not even the headers, until the client goes away). Any other method (``PUT``, ``PATCH``, ``DELETE``, ``OPTIONS``,
-``HEAD``) is answered with what came: the method, the path and the body's size.
+noted as a close at once), ``mute`` (not even the headers, until the client goes away). Any
+other method (``PUT``, ``PATCH``, ``DELETE``, ``OPTIONS``, ``HEAD``) is answered with what
+came: the method, the path and the body's size.
 
 The other dialects (``tests/fake_dialects.py``) have their own routes, whose behaviour the model
 picks the same way (``replay:<capture in tests/captures/dialects>`` and the faults above that

@@ -8,8 +8,9 @@ request whose deadline passed:
   first byte of the body;
 * idle: between two reads of the body.
 
-httpx's own read timeout is only a backstop (``httpx_timeout``): it would take a whole read
-timeout from the last byte, whatever the deadline said.
+httpx's own read timeout is only a backstop (``httpx_timeout``): httpx gives every read the
+same timeout, so it cannot keep a deadline counted from an earlier moment (the request, the
+headers, the start).
 """
 
 from __future__ import annotations
