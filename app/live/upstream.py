@@ -72,8 +72,7 @@ class UpstreamRun:
         self._cancel = threading.Event()
         self._done = threading.Event()
         self._hangup = Hangup()
-        self._start = 0.0
-        self._deadlines = Deadlines(timeouts, 0.0, "run")
+        self._deadlines = Deadlines(timeouts, 0.0, "run")  # its start: when run() starts
 
     # ------------------------------------------------------------------ control
     def cancel(self) -> None:
@@ -86,7 +85,7 @@ class UpstreamRun:
         self._cancel.set()
 
     def _ms(self) -> float:
-        return round((self.clock() - self._start) * 1000, 3)
+        return round((self.clock() - self._deadlines.start) * 1000, 3)
 
     def _watch(self) -> None:
         while not self._done.wait(WATCH_INTERVAL):
@@ -96,7 +95,7 @@ class UpstreamRun:
 
     # ------------------------------------------------------------------ the run
     def run(self) -> None:
-        self._start = self._deadlines.start = self.clock()
+        self._deadlines.start = self.clock()
         watchdog = threading.Thread(target=self._watch, name="upstream-watchdog", daemon=True)
         watchdog.start()
         try:

@@ -80,8 +80,7 @@ class Exchange:
         self.client_address = client
         self.clock = clock
         self.sent = 0  # bytes relayed to the client
-        self._start = clock()
-        self.deadlines = Deadlines(timeouts, self._start, "call")
+        self.deadlines = Deadlines(timeouts, clock(), "call")  # its start: the call's
         self._client_gone: float | None = None  # when the watch saw the client hang up
         self._lock = threading.Lock()
         self.hangup = Hangup()  # the first reason the call was stopped, and its socket
@@ -92,7 +91,7 @@ class Exchange:
         self.on_end: Callable[[], None] | None = None  # what else ends with the call
 
     def ms(self) -> float:
-        return round((self.clock() - self._start) * 1000, 3)
+        return round((self.clock() - self.deadlines.start) * 1000, 3)
 
     # ------------------------------------------------------------------ before the answer
     def open(self) -> httpx.Response:
