@@ -61,6 +61,10 @@ class Settings:
         8,
         "longest line (or JSON payload) read whole, in MB; longer is skipped",
     )
+    scrub_seconds: float = setting(
+        20.0,
+        "CPU seconds scrubbing one upload may take; past it the upload is refused, 400 cannot_scrub",
+    )
     max_concurrent_imports: int = setting(
         3,
         "uploads parsed at once; more wait briefly, then busy",

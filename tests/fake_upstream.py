@@ -14,6 +14,8 @@
   ``json`` (a whole non-streaming completion), ``redirect`` (302 to another loopback port),
   ``echo-key`` (a 401 whose message repeats the key, as some servers do), ``echo-split`` (a
   stream whose text repeats the key and a key-shaped string, each cut over two writes),
+  ``echo-escaped`` (the key and the request body in the forms JSON strings carry them:
+  ``\\u00XX`` for its first letter, ``\\/`` for its slashes, a string in a string),
   ``flood:<MB>`` (that many megabytes of chunks, as fast as the socket takes them),
   ``html:<status>`` (an HTML page with that status and its title), ``reset:<n>`` (n body
 bytes, then a TCP reset), ``hold`` (headers, then nothing until the client goes away, which is
@@ -389,6 +391,33 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
         text = f"key {key} and {foreign} seen"
         event = chunk(text)
         cuts = [event.index(key.encode()) + len(key) // 2, event.index(foreign.encode()) + 11]
+        self._start()
+        for start, end in zip([0, *cuts], [*cuts, len(event)], strict=True):
+            self._write(event[start:end])
+            if not self._sleep(0.15):  # separate network reads
+                return
+        self._write(chunk(None, "stop") + b"data: [DONE]\n\n")
+        self._finish()
+
+    def _do_echo_escaped(self, arg: str, body: dict) -> None:
+        """The key and the request as JSON strings may carry them (issue 26, item 2): the
+        key's first letter as ``\\u00XX``, the key with its slashes as ``\\/``, and the
+        whole request body as a string inside the content string; each cut over two writes."""
+        key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        in_string = json.dumps(key)[1:-1]
+        forms = [
+            f"\\u{ord(key[0]):04x}{in_string[1:]}",
+            in_string.replace("/", "\\/"),
+            json.dumps(json.dumps(body))[1:-1],
+        ]
+        text = " | ".join(forms)
+        event = (
+            b'data: {"id":"chatcmpl-fake","object":"chat.completion.chunk","created":1,'
+            b'"model":"fake","choices":[{"index":0,"delta":{"content":"'
+            + text.encode()
+            + b'"},"finish_reason":null}]}\n\n'
+        )
+        cuts = sorted(event.index(form.encode()) + len(form) // 2 for form in forms)
         self._start()
         for start, end in zip([0, *cuts], [*cuts, len(event)], strict=True):
             self._write(event[start:end])

@@ -67,7 +67,7 @@ def scrub_findings(imp: Importer, data: bytes, fmt: str | None) -> list[str]:
     events read from what was stored than from what was sent (``lost``: the scrubber removes
     secrets, not data). An upload refused with a clear error breaks nothing."""
     from app.captures.scrub import scrub
-    from app.captures.scrub.rules import KEY_PATTERNS
+    from app.captures.scrub.rules import key_matches
 
     try:
         views = upload_views(imp, data, fmt)
@@ -76,7 +76,7 @@ def scrub_findings(imp: Importer, data: bytes, fmt: str | None) -> list[str]:
     found = [
         f"key:{view}"
         for view, blob in views.items()
-        if any(unescaped(blob, m.start()) for _, p in KEY_PATTERNS for m in p.finditer(blob))
+        if any(unescaped(blob, m.start()) for _, m in key_matches(blob))
     ]
     stored = views["stored"]
     fmt_used = orjson.loads(views["upload answer"])[1]["format"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -158,6 +160,44 @@ def test_keys_echoed_across_two_reads_are_recorded_and_shown_nowhere(server, fak
         assert secret[len(secret) // 2 :].encode() not in files  # the WAL included
 
 
+SLASHED_KEY = "typed/canary+not-key-shaped/5e6f7a8b"  # a credential with slashes
+BODY_SECRET = "plain-secret-value-77"  # a field's value in a JSON string of the request
+
+
+def test_keys_echoed_with_json_escapes_are_recorded_and_shown_nowhere(server, fake):
+    """Issue 26, item 2: the upstream echoes the key as ``\\u0074yped...``, as
+    ``typed\\/canary...``, and the request body (whose message holds ``{"api_key": ...}``)
+    inside a string. Before, all three were kept in the recording, its downloads, the WAL and
+    the timeline, and shown decoded in the page; the same bytes uploaded were redacted."""
+    body = {
+        "model": "echo-escaped",
+        "messages": [{"role": "user", "content": json.dumps({"api_key": BODY_SECRET})}],
+    }
+    ws = start(server, fake, "echo-escaped", key=SLASHED_KEY, body=body)
+    messages = collect(ws)
+    ws.close()
+    assert messages[-1]["reason"] == "done", messages[-1]
+    capture_id = started(messages)["capture"]
+    text = "".join(
+        e["text"]
+        for m in messages
+        if m["type"] == "events"
+        for e in m["events"]
+        if e["kind"] == "text"
+    )
+    assert text.startswith("[redacted] | [redacted] | {"), text
+    shown = json.dumps(messages)
+    downloads = [
+        request(server, "GET", f"/api/captures/{capture_id}/download/{kind}")[2]
+        for kind in ("original", "timed", "jsonl", "sse")
+    ]
+    files = b"".join(p.read_bytes() for p in server.data_dir.rglob("*") if p.is_file())
+    for secret in (SLASHED_KEY, SLASHED_KEY[1:], SLASHED_KEY.split("/")[-1], BODY_SECRET):
+        assert secret not in shown and secret not in text, secret
+        for data in (*downloads, files):
+            assert secret.encode() not in data, secret
+
+
 # ---------------------------------------------------------------------- 8. the size cap
 
 
@@ -299,10 +339,7 @@ def test_deleting_a_live_recording_ends_it_for_every_viewer_and_its_threads(serv
     assert request(server, "GET", f"/api/captures/{info['capture']}")[0] == 404
 
 
-def test_record_command_redacts_keys_echoed_across_reads(tmp_path, fake):
-    import subprocess
-    import sys
-
+def record(tmp_path, fake, model: str, key: str) -> tuple[subprocess.CompletedProcess, bytes]:
     from .live_server import ROOT
 
     out = tmp_path / "echo.timed.jsonl"
@@ -315,25 +352,36 @@ def test_record_command_redacts_keys_echoed_across_reads(tmp_path, fake):
             "--base-url",
             fake.url,
             "--model",
-            "echo-split",
+            model,
             "--api-key-env",
             "RECORD_KEY",
             "-o",
             str(out),
         ],
         cwd=ROOT,
-        env={**os.environ, "RECORD_KEY": TYPED_KEY},
+        env={**os.environ, "RECORD_KEY": key},
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
+    return result, out.read_bytes()
+
+
+def test_record_command_redacts_keys_echoed_across_reads(tmp_path, fake):
+    result, recorded = record(tmp_path, fake, "echo-split", TYPED_KEY)
     assert "key [redacted] and [redacted] seen" in result.stdout  # the text, as it streamed
-    recorded = out.read_bytes()
     assert read_capture(recorded).streams[0].end_reason == "done"
     for secret in (TYPED_KEY, FOREIGN_KEY):
         for piece in (secret[: len(secret) // 2], secret[len(secret) // 2 :]):
             assert piece.encode() not in recorded and piece not in result.stdout
+
+
+def test_record_command_redacts_keys_echoed_with_json_escapes(tmp_path, fake):
+    result, recorded = record(tmp_path, fake, "echo-escaped", SLASHED_KEY)
+    assert "[redacted] | [redacted] | {" in result.stdout
+    for secret in (SLASHED_KEY, SLASHED_KEY[1:], SLASHED_KEY.split("/")[-1]):
+        assert secret.encode() not in recorded and secret not in result.stdout
 
 
 def test_a_run_whose_sink_fails_still_ends(fake):

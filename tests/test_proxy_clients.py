@@ -246,6 +246,36 @@ def test_a_key_the_upstream_echoes_reaches_the_client_and_is_recorded_nowhere(se
     assert KEY not in json.dumps(call)
 
 
+SLASHED_KEY = "proxy-canary/plain+not-key-shaped/8d3b"
+BODY_SECRET = "plain-secret-value-77"
+
+
+def test_a_key_echoed_with_json_escapes_is_recorded_nowhere(server, fake):
+    """Issue 26, item 2: the upstream echoes the key with its first letter as ``\\u0070``, with
+    its slashes as ``\\/``, and the request body (an ``api_key`` inside a JSON string) inside a
+    string; before, all three were kept in the recording as they came."""
+    body = {
+        "model": "echo-escaped",
+        "stream": True,
+        "messages": [{"role": "user", "content": json.dumps({"api_key": BODY_SECRET})}],
+    }
+    with httpx.Client(timeout=30) as client:
+        answer = client.post(
+            f"{server.url}/proxy/local/v1/chat/completions",
+            json=body,
+            headers={"Authorization": f"Bearer {SLASHED_KEY}"},
+        )
+    assert answer.content == b"".join(writes(fake.requests[-1]))  # the app gets it all
+    call = finished_call(server)
+    raw, _ = recording(server, call["recording"])
+    (stream,) = read_capture(raw).streams
+    text = "".join(e.text for e in stream.events if getattr(e, "text", None))
+    assert text.startswith("[redacted] | [redacted] | {"), text
+    for secret in (SLASHED_KEY, SLASHED_KEY[1:], SLASHED_KEY.split("/")[-1], BODY_SECRET):
+        assert secret.encode() not in raw and secret not in json.dumps(call), secret
+        assert secret not in text
+
+
 def test_no_key_is_on_disk_or_in_the_log(server):
-    # every call above sent a canary key, and two had it echoed back
-    nowhere(server, KEY, PLAIN_KEY)
+    # every call above sent a canary key, and three had it echoed back
+    nowhere(server, KEY, PLAIN_KEY, SLASHED_KEY, BODY_SECRET)

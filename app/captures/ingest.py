@@ -68,7 +68,7 @@ def ingest(data: bytes, fmt: str | None, limits: Limits, *, store: bool) -> Inge
         problem = probe.diagnostics[-1]
         raise IngestError(problem.code, problem.message, diagnostics=_json(probe))
     try:
-        clean, redactions = scrub(data, detected)
+        clean, redactions = scrub(data, detected, limits.scrub_seconds)
     except Unscrubbable as exc:
         raise IngestError("cannot_scrub", str(exc), where=exc.where, why=exc.why) from None
     capture = read_capture(clean, detected, limits)

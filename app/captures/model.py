@@ -20,6 +20,7 @@ class Limits:
     max_line: int = DEFAULT_MAX_LINE
     max_events: int = DEFAULT_MAX_EVENTS
     dialect: str | None = None
+    scrub_seconds: float | None = None  # CPU one upload's scrub may take (None: no bound)
 
     def builder(
         self, source: Source, *, origin: str = "capture", container: str = "sse", **options: Any

@@ -1,7 +1,7 @@
 """A live run's timeline, shared by everyone watching it.
 
 The upstream thread feeds reads in (``LiveRun`` is the upstream's ``Sink``); each read is
-redacted (``redact.py``: what could be the start of a secret waits for the next read),
+redacted (``redact.py``: swept a line at a time, so the line still open waits for its end),
 recorded, parsed, and logged as the range of the timeline it added (indices, not encoded
 text). Viewers (the person who started the run and anyone who opened its share link) each keep
 an index into that log: a late viewer gets everything so far at once, then follows the live
@@ -70,7 +70,6 @@ class LiveRun:
         self.encoder = StreamEncoder(self.builder.stream)
         self._raw_sent = 0
         self._events_sent = 0
-        self._last_read = 0.0
         self._stopped = False  # the hub stopped the upstream: what still arrives is ignored
 
     @property
@@ -93,8 +92,8 @@ class LiveRun:
     def read(self, t: float, data: bytes) -> None:
         if self._stopped:
             return
-        self._last_read = t
-        self._take(t, self.redactor.feed(data))
+        for read_at, piece in self.redactor.feed(t, data):
+            self._take(read_at, piece)
         if self.recorder.deleted:
             self._stop(
                 "cancelled", "the recording was deleted while it streamed; the run was stopped"
@@ -139,7 +138,8 @@ class LiveRun:
             self.upstream.stop(reason, message)
 
     def end(self, t: float, reason: str, error: str | None) -> None:
-        self._take(self._last_read, self.redactor.flush())  # what was held back
+        for read_at, piece in self.redactor.flush():  # the line still open, swept
+            self._take(read_at, piece)
         with self.cond:
             if self.feeder is None:
                 self.feeder = BodyFeeder(self.builder, None)

@@ -46,7 +46,6 @@ class FileSink:
         self.feeder: BodyFeeder | None = None
         self.printed = 0
         self.reason = "error"
-        self.last_read = 0.0
         created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         source = public_source(request.url, self.redactor)
         out.write(
@@ -67,8 +66,8 @@ class FileSink:
         self.feeder = BodyFeeder(self.builder, content_type)
 
     def read(self, t: float, data: bytes) -> None:
-        self.last_read = t
-        self._write(t, self.redactor.feed(data))  # what could start a secret waits
+        for read_at, piece in self.redactor.feed(t, data):  # the line still open waits
+            self._write(read_at, piece)
 
     def _write(self, t: float, data: bytes) -> None:
         if not data:
@@ -81,7 +80,8 @@ class FileSink:
         self._print_new()
 
     def end(self, t: float, reason: str, error: str | None) -> None:
-        self._write(self.last_read, self.redactor.flush())  # what was held back
+        for read_at, piece in self.redactor.flush():  # the line still open, swept
+            self._write(read_at, piece)
         if self.feeder is None:
             self.feeder = BodyFeeder(self.builder, None)
         self.feeder.close(t)

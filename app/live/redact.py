@@ -1,218 +1,174 @@
-"""Removing secrets from what a live run records and shows (docs/security.md, "Live runs").
+"""Removing secrets from what a live run, a proxied call or ``streamscope record`` records and
+shows (docs/security.md, "Secrets echoed by the upstream, across reads").
 
-Two kinds of secret: the request's own credentials (its key and header values, known exactly),
-and key-shaped strings (``KEY_PATTERNS`` of ``app/captures/scrub/rules.py``). Redacting each
-network read on its own would miss a key that the upstream echoes across two reads, so ``feed`` holds back
-the end of a read when, and only when, it could be the start of a secret: a proper prefix of a
-credential, or a piece that a key pattern could still match once more bytes come. Everything
-else goes out at once, so ordinary text is not delayed; ``flush`` gives back what is held,
-redacted, when the stream ends. ``text`` and ``whole`` redact a whole value at once.
+One redaction for uploads and recordings: the sweep (``app/captures/scrub/text.py``), JSON
+escapes decoded, with the request's own credentials as known secrets (``Redactions.known``)
+besides the rules' names and key shapes. An upstream that echoes a key as ``\\u0073k-...``, a
+credential with a slash as ``...\\/...``, or a request body inside a JSON string is swept as an
+upload of the same bytes is.
+
+The sweep reads whole lines (a JSON string, where an escape can hide a secret, never spans
+one), so the reads are swept a line at a time, across read boundaries
+(``app/captures/scrub/cuts.py`` says where a text may be cut):
+
+* ``feed`` gives back at once every complete line received so far, each piece with the time of
+  the read it came in; consecutive pieces of one read come back as one;
+* the line still open waits for its end, except a start of it that is only brackets, commas
+  and blanks (a Gemini JSON array's ``}``), which goes out at once; the line is then swept
+  whole, and what a rule puts in that start comes out with the rest;
+* a field's name whose value may follow on a later line (``"api_key"``, then ``: "..."``) waits
+  with the lines after it until the value comes;
+* a line longer than the line cap (``STREAMSCOPE_MAX_LINE_MB``, the longest any reader reads)
+  cannot be swept whole, so it is not recorded (``line over the line cap`` in the
+  redactions), and the rest of it is dropped as it comes.
+
+``flush`` sweeps and gives back what is held when the stream ends. So the recording holds what
+the upload sweep of the same reads gives (tests/test_redact.py, for every split), and a
+recording uploaded again is unchanged. A read cut by a held line comes out as two pieces with
+its one time.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ..captures.scrub import KEY_PATTERNS, REDACTED, Redactions, sweep
+from ..captures.scrub import Redactions, known_forms, sweep, sweep_pieces
+from ..captures.scrub.cuts import BLANKS, INERT_BYTES, dangling_start, inert
+from ..domain.sse import DEFAULT_MAX_LINE
 
-KEY_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+/=-")
-WORD_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-SPACE = frozenset(b" \t\n\r\f\v")
-MAX_HOLD = 16 * 1024  # longer than any key: past it, a key-shaped run is redacted as it stands
-REPLACEMENT = REDACTED.encode()
-
-# The key patterns' form that the hold-back rule understands: optional (?i), \b, a literal,
-# optional \s+, \s*, [ \t]+ or [ \t]*, then only literals and classes of key characters,
-# with quantifiers.
-_FORM = re.compile(
-    rb"(?P<i>\(\?i\))?\\b(?P<literal>[A-Za-z0-9_]+-?(?:[A-Za-z0-9_]+-)*)"
-    rb"(?P<space>(?:\\s|\[ \\t\])[+*])?(?P<rest>.*)",
-    re.S,
-)
-_REST_ITEM = re.compile(
-    rb"(?:\[(?P<chars>[^\]]+)\]|\\\.|[A-Za-z0-9_\-])(?:\{\d+(?:,\d*)?\}|[+*?])?"
-)
-_CLASS_ITEM = re.compile(rb"[A-Z]-[A-Z]|[a-z]-[a-z]|[0-9]-[0-9]|\\[-.]|[A-Za-z0-9_.~+/=]")
+Piece = tuple[float, bytes]  # a read's time and bytes
+OVERLONG = "line over the line cap (not recorded)"
 
 
 @dataclass(frozen=True)
-class Shape:
-    """How a key pattern starts: ``literal`` (``sk-``, ``Bearer``), then key characters, after
-    whitespace when ``space``. Whatever a match holds after its literal is a key character."""
-
-    literal: bytes
-    ignore_case: bool = False
-    space: bool = False
-
-    def could_start(self, view: bytes, at: int, keys_from: int) -> bool:
-        """Could a match start at ``at`` and go on past the end of ``view``? ``keys_from``: where
-        the run of key characters that ends ``view`` starts."""
-        piece = view[at : at + len(self.literal)]
-        literal = self.literal
-        if self.ignore_case:
-            piece, literal = piece.lower(), literal.lower()
-        if len(piece) < len(literal):
-            return literal.startswith(piece)
-        if piece != literal:
-            return False
-        after = at + len(literal)
-        if self.space:
-            while after < len(view) and view[after] in SPACE:
-                after += 1
-        return after >= keys_from
-
-
-def shape_of(pattern: re.Pattern[bytes]) -> Shape | None:
-    """The pattern's ``Shape``, or None for a form this module does not understand (then any
-    run of key characters from a word start is held: safe, and it holds more)."""
-    form = _FORM.fullmatch(pattern.pattern)
-    if form is None:
-        return None
-    rest = form["rest"]
-    for item in _items(_REST_ITEM, rest):
-        if item is None:
-            return None
-        chars = item["chars"]
-        if chars is not None and any(part is None for part in _items(_CLASS_ITEM, chars)):
-            return None
-    ignore_case = bool(form["i"]) or bool(pattern.flags & re.IGNORECASE)
-    return Shape(form["literal"], ignore_case, bool(form["space"]))
-
-
-def _items(item: re.Pattern[bytes], text: bytes) -> list[re.Match[bytes] | None]:
-    """``text`` cut into ``item`` matches, with None where it cannot be."""
-    found: list[re.Match[bytes] | None] = []
-    at = 0
-    while at < len(text):
-        match = item.match(text, at)
-        if match is None or match.end() == at:
-            return [*found, None]
-        found.append(match)
-        at = match.end()
-    return found
-
-
-SHAPES: tuple[Shape | None, ...] = tuple(shape_of(pattern) for _, pattern in KEY_PATTERNS)
-LONGEST_LITERAL = max((len(shape.literal) for shape in SHAPES if shape), default=0)
+class _Held:
+    read: int  # which read it came in
+    t: float
+    data: bytes
 
 
 class Redactor:
-    """One per run: the request's credentials, what was redacted, and the bytes held back."""
+    """One per run or call: its credentials, what was redacted, and what is held."""
 
-    def __init__(self, secrets: list[str]) -> None:
-        found = {s.encode() for s in secrets if s and s not in REDACTED}
-        self._secrets = sorted(found, key=len, reverse=True)
+    def __init__(self, secrets: list[str], max_line: int = DEFAULT_MAX_LINE) -> None:
         self.redactions = Redactions()
-        self._held = b""
-        self._before = b""  # the last byte let out: where a key pattern's \b looks
-        self._in_key = False  # a key-shaped run longer than MAX_HOLD was cut: drop its rest
-        self._max_hold = MAX_HOLD + max((len(s) for s in self._secrets), default=0)
+        self.redactions.known = known_forms(secrets)
+        self.max_line = max_line
+        self._held: list[_Held] = []
+        self._size = 0  # bytes held
+        self._out = 0  # of them, the inert start of the open line, already given out
+        self._reads = 0
+        self._dangling = False  # what is held ends with a field whose value may follow
+        self._skipping = False  # inside a line over the cap: dropped until its end
+        # A credential that starts with an inert byte could start in a part given out early.
+        self._early = not any(form[:1] and form[0] in INERT_BYTES for form in self.redactions.known)
 
     # ------------------------------------------------------------------ whole values
     def whole(self, data: bytes) -> bytes:
-        return sweep(self._credentials(data), self.redactions)
+        return sweep(data, self.redactions)
 
     def text(self, value: str) -> str:
         return self.whole(value.encode()).decode(errors="replace")
 
     # ------------------------------------------------------------------ a stream of reads
-    def feed(self, data: bytes) -> bytes:
-        """What of ``data`` (after what was held) can go out now, redacted."""
-        if self._in_key:
-            data = self._drop_key_rest(data)
-        view = self._before + self._credentials(self._held + data)
-        start = len(self._before)
-        cut = self._hold_from(view, start)
-        if len(view) - cut > self._max_hold:
-            # Longer than any key: redact the run whole, and drop the rest of it to come.
-            self.redactions["key-shaped run"] += 1
-            out = self._sweep(view[:cut], start) + REPLACEMENT
-            self._held, self._before, self._in_key = b"", REPLACEMENT[-1:], True
-            return out
-        out = self._sweep(view[:cut], start)
-        self._held = view[cut:]
-        if cut > start:
-            self._before = view[cut - 1 : cut]
-        return out
+    def feed(self, t: float, data: bytes) -> list[Piece]:
+        """The pieces that can go out now, swept, each with the time of its read."""
+        self._reads += 1
+        if self._skipping:
+            data = self._skip_rest_of_line(data)
+        if not data:
+            return []
+        self._held.append(_Held(self._reads, t, data))
+        self._size += len(data)
+        line_end = data.rfind(b"\n")
+        out = []
+        if line_end >= 0 and not (self._dangling and not data.strip(BLANKS)):
+            # (blanks after a field's name release nothing: its value may still follow)
+            out = self._release(self._size - len(data) + line_end + 1, final=False)
+        if self._size > self.max_line:
+            self._drop_open_line()
+        elif not self._dangling and self._early:
+            out += self._inert_start()
+        return _merged(out)
 
-    def flush(self) -> bytes:
-        """The bytes held back, redacted; the stream has ended."""
-        view = self._before + self._held
-        self._held = b""
-        return self._sweep(view, len(self._before))
+    def flush(self) -> list[Piece]:
+        """What is held, swept; the stream has ended."""
+        return _merged(self._release(self._size, final=True))
 
     # ------------------------------------------------------------------ helpers
-    def _credentials(self, data: bytes) -> bytes:
-        for secret in self._secrets:
-            if secret in data:
-                self.redactions["request credential"] += data.count(secret)
-                data = data.replace(secret, REPLACEMENT)
-        return data
+    def _release(self, cut: int, *, final: bool) -> list[_Held]:
+        """Sweep the held bytes before ``cut`` (a line's end, or all) and give back what was
+        not given out yet; a field at their end whose value may follow stays held."""
+        if not final:
+            joined = b"".join(h.data for h in self._held)
+            start = dangling_start(joined, cut)
+            self._dangling = start is not None
+            if start is not None:
+                cut = joined.rfind(b"\n", 0, start) + 1
+        if cut <= self._out:
+            return []
+        out, self._held = _split(self._held, cut)
+        self._size -= cut
+        given, self._out = self._out, 0
+        clean = sweep_pieces([h.data for h in out], self.redactions)
+        found = []
+        for held, piece in zip(out, clean, strict=True):
+            if given >= len(held.data):  # given out before, as it came
+                given -= len(held.data)
+                piece = piece.removeprefix(held.data)  # what a rule added there, if anything
+            if piece:
+                found.append(_Held(held.read, held.t, piece))
+        return found
 
-    def _hold_from(self, view: bytes, start: int) -> int:
-        """Where the part that could be the start of a secret begins (``len(view)``: none)."""
-        cut = len(view)
-        for secret in self._secrets:
-            for size in range(min(len(secret) - 1, len(view) - start), 0, -1):
-                if view.endswith(secret[:size]):
-                    cut = min(cut, len(view) - size)
-                    break
-        keys_from = len(view)
-        while keys_from > start and view[keys_from - 1] in KEY_CHARS:
-            keys_from -= 1
-        spaces_from = keys_from
-        while spaces_from > start and view[spaces_from - 1] in SPACE:
-            spaces_from -= 1
-        for at in self._word_starts(view, max(start, spaces_from - LONGEST_LITERAL)):
-            if at >= cut:
-                break
-            if any(
-                at >= keys_from if shape is None else shape.could_start(view, at, keys_from)
-                for shape in SHAPES
-            ):
-                cut = at
-                break
-        return self._before_matches(view, start, cut)
+    def _inert_start(self) -> list[_Held]:
+        """The open line's new bytes, if it is inert so far: they go out now, as they came."""
+        fresh = _split(self._held, self._out)[1]
+        if not fresh or not inert(b"".join(h.data for h in fresh)):
+            return []
+        self._out = self._size
+        return fresh
 
-    @staticmethod
-    def _word_starts(view: bytes, begin: int) -> list[int]:
-        return [
-            at
-            for at in range(begin, len(view))
-            if view[at] in WORD_CHARS and (at == 0 or view[at - 1] not in WORD_CHARS)
-        ]
+    def _drop_open_line(self) -> None:
+        """What is held is longer than any reader reads, so it cannot be swept as one line:
+        it is not recorded, and the rest of its line is dropped as it comes."""
+        self._skipping = not self._held[-1].data.endswith(b"\n")
+        self._held, self._size, self._out, self._dangling = [], 0, 0, False
+        self.redactions[OVERLONG] += 1
 
-    @staticmethod
-    def _before_matches(view: bytes, start: int, cut: int) -> int:
-        """Move ``cut`` back to the start of any whole match that spans it."""
-        moved = True
-        while moved and cut < len(view):
-            moved = False
-            for _, pattern in KEY_PATTERNS:
-                for match in pattern.finditer(view, start):
-                    if match.start() < cut < match.end():
-                        cut, moved = match.start(), True
-                        break
-        return cut
+    def _skip_rest_of_line(self, data: bytes) -> bytes:
+        end = data.find(b"\n")
+        if end < 0:
+            return b""
+        self._skipping = False
+        return data[end + 1 :]
 
-    def _sweep(self, view: bytes, start: int) -> bytes:
-        """``scrub.sweep`` over ``view[start:]``, with ``view[:start]`` as the context a
-        pattern's ``\\b`` looks at."""
-        for kind, pattern in KEY_PATTERNS:
-            pieces, last = [], start
-            for match in pattern.finditer(view, start):
-                pieces += [view[last : match.start()], REPLACEMENT]
-                last = match.end()
-            if pieces:
-                self.redactions[kind] += len(pieces) // 2
-                view = view[:start] + b"".join(pieces) + view[last:]
-        return view[start:]
 
-    def _drop_key_rest(self, data: bytes) -> bytes:
-        kept = 0
-        while kept < len(data) and data[kept] in KEY_CHARS:
-            kept += 1
-        if kept < len(data):
-            self._in_key = False
-        return data[kept:]
+def _split(held: list[_Held], cut: int) -> tuple[list[_Held], list[_Held]]:
+    """The pieces before byte ``cut`` of their joined text, and those after; a piece the cut
+    falls inside becomes two, from its one read."""
+    before: list[_Held] = []
+    at = 0
+    for index, piece in enumerate(held):
+        if at + len(piece.data) <= cut:
+            before.append(piece)
+            at += len(piece.data)
+            continue
+        inside = cut - at
+        after = [_Held(piece.read, piece.t, piece.data[inside:]), *held[index + 1 :]]
+        if inside:
+            before.append(_Held(piece.read, piece.t, piece.data[:inside]))
+        return before, after
+    return before, []
+
+
+def _merged(held: list[_Held]) -> list[Piece]:
+    """The pieces with their times, consecutive pieces of one read joined."""
+    out: list[Piece] = []
+    last_read = None
+    for piece in held:
+        if piece.read == last_read:
+            out[-1] = (piece.t, out[-1][1] + piece.data)
+        else:
+            out.append((piece.t, piece.data))
+        last_read = piece.read
+    return out

@@ -124,7 +124,7 @@ class LiveService:
     # ------------------------------------------------------------------ runs
     def start(self, config: dict[str, Any]) -> Started:
         request = self.request(config)
-        redactor = Redactor(request.secrets())
+        redactor = Redactor(request.secrets(), self.settings.max_line_mb * 1024 * 1024)
         title = run_title(request.url, request.model)
         recorder = Recorder(
             self.store,

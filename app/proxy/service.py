@@ -104,7 +104,8 @@ class ProxyService:
                 *proxy_headers.credentials(headers),
                 *proxy_headers.query_credentials(query),
                 *self.secrets(),
-            ]
+            ],
+            self.settings.max_line_mb * 1024 * 1024,
         )
         api = api_of(path)
         live = self.live

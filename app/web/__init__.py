@@ -82,6 +82,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     limits = Limits(
         max_decompressed=settings.max_decompressed_mb * 1024 * 1024,
         max_line=settings.max_line_mb * 1024 * 1024,
+        scrub_seconds=settings.scrub_seconds,
     )
     store = open_store(settings.database_url or default_url(settings.data_dir))
     store.purge_expired()

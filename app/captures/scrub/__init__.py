@@ -19,7 +19,7 @@ what cannot be scrubbed is refused, never stored as it came.
 from __future__ import annotations
 
 from ..model import Capture
-from .redactions import REDACTED, Redactions, Unscrubbable
+from .redactions import REDACTED, Budget, Redactions, Unscrubbable, known_forms
 from .rules import KEY_PATTERNS, SECRET_HEADERS
 from .text import sweep, sweep_pieces, sweep_str
 from .values import scrub_form, scrub_json, scrub_url
@@ -30,6 +30,7 @@ __all__ = [
     "SECRET_HEADERS",
     "Redactions",
     "Unscrubbable",
+    "known_forms",
     "scrub",
     "scrub_form",
     "scrub_json",
@@ -42,8 +43,9 @@ __all__ = [
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-def scrub(data: bytes, fmt: str | None) -> tuple[bytes, Redactions]:
-    """``data`` (already decompressed) without its secrets, read as ``fmt``."""
+def scrub(data: bytes, fmt: str | None, seconds: float | None = None) -> tuple[bytes, Redactions]:
+    """``data`` (already decompressed) without its secrets, read as ``fmt``, in at most
+    ``seconds`` of CPU (``Budget``; None: no bound)."""
     if data[:2] == GZIP_MAGIC:
         # The reader would decompress it again, and read what the scrubber never saw.
         raise Unscrubbable("byte 0", "still gzip after decompressing (gzip inside gzip)")
@@ -54,6 +56,7 @@ def scrub(data: bytes, fmt: str | None) -> tuple[bytes, Redactions]:
         raise Unscrubbable("the format", f"no scrubber for format {fmt!r}")
     scrubber = found.scrub
     redactions = Redactions()
+    redactions.budget = Budget(seconds)
     if fmt in ("json", "jsonl", "ndjson"):
         _refuse_hidden_structure(data, fmt)
         clean = scrubber(data, redactions)

@@ -18,6 +18,7 @@ Names are compared by their words, whatever the letter case and separator: ``X-A
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 SECRET_WORDS = frozenset(
     {
@@ -124,14 +125,22 @@ SECRET_ROOTS = name_pattern(tuple((word,) for word in sorted(SECRET_WORDS | PARA
 # Key shapes, one place: (kind, literal, what follows it, in any letter case). A literal never
 # follows a word character. A bearer token is separated by spaces or tabs only: "Bearer" at
 # the end of one SSE data line and a word on the next are no key in any view.
+#
+# Every shape is searched in linear time (docs/security.md, "Scrubbing in linear time"): what
+# follows the literal never fails after an unbounded scan that a later start would repeat.
+# The JWT is the one shape that could (its header run must end at a dot, and ``eyJ-eyJ-...``
+# restarts that run at every ``eyJ``), so its run is taken whole and possessively, and the
+# rest of the token is optional: a match without its ``tail`` group is no key, and the search
+# goes on after the run (a later ``eyJ`` in the same run would end it at the same place).
+_B64 = r"[A-Za-z0-9_\-]"
 KEYS: tuple[tuple[str, str, str, bool], ...] = (
-    ("bearer token", "Bearer", r"[ \t]+[A-Za-z0-9._~+/=\-]{8,}", True),
+    ("bearer token", "Bearer", r"[ \t]++[A-Za-z0-9._~+/=\-]{8,}", True),
     ("anthropic key", "sk-ant-", r"[A-Za-z0-9_\-]{8,}", False),
     ("openai project key", "sk-proj-", r"[A-Za-z0-9_\-]{8,}", False),
     ("api key (sk-)", "sk-", r"[A-Za-z0-9_\-]{16,}", False),
     ("google api key", "AIza", r"[0-9A-Za-z_\-]{30,}", False),
     ("google oauth token", "ya29", r"\.[0-9A-Za-z_\-]{20,}", False),
-    ("jwt", "eyJ", r"[A-Za-z0-9_\-]{6,}\.eyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}", False),
+    ("jwt", "eyJ", rf"(?={_B64}{{6}}){_B64}*+(?P<tail>\.eyJ{_B64}{{6,}}+\.{_B64}{{6,}}+)?", False),
     *(("github token", p, r"[A-Za-z0-9]{30,}", False) for p in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
     ("github token", "github_pat_", r"[A-Za-z0-9_]{30,}", False),
     ("hugging face token", "hf_", r"[A-Za-z0-9]{30,}", False),
@@ -142,26 +151,33 @@ KEYS: tuple[tuple[str, str, str, bool], ...] = (
     *(("slack token", p, r"[0-9A-Za-z\-]{10,}", False) for p in ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-")),
 )  # fmt: skip
 
-# The key shapes as plain regular expressions (``(?i)``, ``\b``, the literal, the rest): the
-# form app/live/redact.py reads to hold back the start of a key at a read boundary.
-KEY_PATTERNS: tuple[tuple[str, re.Pattern[bytes]], ...] = tuple(
-    (kind, re.compile((("(?i)" if any_case else "") + r"\b" + literal + rest).encode()))
-    for kind, literal, rest, any_case in KEYS
-)
 
-
-def _fast(literal: str, rest: str, any_case: bool) -> re.Pattern[bytes]:
-    """The same shape, for the sweep: a pattern that starts with a literal is searched for
-    much faster than one that starts with ``\\b`` (a case-insensitive one keeps its form)."""
+def _pattern(literal: str, rest: str, any_case: bool) -> re.Pattern[bytes]:
+    """A shape as a pattern that starts with its literal (searched for much faster than one
+    that starts with ``\\b``; a case-insensitive one keeps that form)."""
     if any_case:
         return re.compile(("(?i)\\b" + literal + rest).encode())
     word = rf"(?<![A-Za-z0-9_]{re.escape(literal)})"
     return re.compile((re.escape(literal) + word + rest).encode())
 
 
-FAST_KEY_PATTERNS: tuple[tuple[str, re.Pattern[bytes]], ...] = tuple(
-    (kind, _fast(literal, rest, any_case)) for kind, literal, rest, any_case in KEYS
+KEY_PATTERNS: tuple[tuple[str, re.Pattern[bytes]], ...] = tuple(
+    (kind, _pattern(literal, rest, any_case)) for kind, literal, rest, any_case in KEYS
 )
+
+
+def is_key(match: re.Match[bytes]) -> bool:
+    """Whether a match of a ``KEY_PATTERNS`` pattern is a key (a JWT's run alone is not)."""
+    return "tail" not in match.re.groupindex or match["tail"] is not None
+
+
+def key_matches(text: bytes) -> Iterator[tuple[str, re.Match[bytes]]]:
+    """Every key in ``text``, by kind, shape by shape."""
+    for kind, pattern in KEY_PATTERNS:
+        for match in pattern.finditer(text):
+            if is_key(match):
+                yield kind, match
+
 
 # The best-known secret headers by name, for patterns built from names (the log filter,
 # app/web/logs.py); ``is_secret_header`` is the rule, and holds for each of them.

@@ -16,37 +16,53 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 from urllib.parse import unquote_plus
 
 from .redactions import REDACTED, Redactions
 from .rules import (
-    FAST_KEY_PATTERNS,
+    KEY_PATTERNS,
     SECRET_ROOTS,
     TEXT_FIELDS,
+    is_key,
     is_secret_header,
     is_secret_param,
     name_pattern,
 )
-from .strings import Strings
+from .strings import TOKEN, Strings
 from .strings import structure as strings_structure
 
+T = TypeVar("T")
 Edit = tuple[int, int, bytes]
+CHECK_EVERY = 1024  # matches between two looks at the budget (docs/security.md)
 Finder = Callable[[bytes, Redactions], list[Edit]]
 Replace = Callable[[re.Match[bytes], Redactions], bytes | None]
 _RED = REDACTED.encode()
 _ROOTS = SECRET_ROOTS.encode()
 _FIELDS = name_pattern(TEXT_FIELDS).encode()
-_STRING = rb'"([^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"'  # the readers' string rule (strings.py)
-_QUOTED = re.compile(rb'"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"')
+# The readers' string rule (strings.py), possessive: its parts cannot overlap, so nothing it
+# gives back could match otherwise.
+_STRING = rb'"([^"\\\r\n]*+(?:\\.[^"\\\r\n]*+)*+)"'
 _APART = b"\x00"  # between pieces, no key shape spans it, and it is no word character
 # An escape behind which a secret could hide from the patterns below; each starts with a
-# backslash, so a text without one is passed over quickly.
+# backslash, so a text without one is passed over quickly. Any number of backslashes: a JSON
+# string inside a JSON string (a request body an upstream echoes in its answer) escapes its
+# escapes again, and each level is decoded and swept in turn. From the first backslash of a
+# run only: from each of them, the run would be scanned again.
 _HIDING = re.compile(
-    rb"\\(?:u00[0-7][0-9a-fA-F]|/"
-    rb"|[nr][ \t]*(?:[<>*:][ \t]*)?[\w\-]{0,64}?(?i:" + _ROOTS + rb")"
-    rb'|"(?i:' + _FIELDS + rb')\\")'
+    rb"(?<!\\)\\++(?:u00[0-7][0-9a-fA-F]|/"
+    rb"|[nr][ \t]*+(?:[<>*:][ \t]*+)?[\w\-]{0,64}?(?i:" + _ROOTS + rb")"
+    rb'|"(?i:' + _FIELDS + rb')\\++")'
 )
+
+
+def _spending(matches: Iterable[T], redactions: Redactions) -> Iterator[T]:
+    """The matches, the scrub's budget checked every ``CHECK_EVERY`` of them."""
+    for count, match in enumerate(matches, 1):
+        if count % CHECK_EVERY == 0:
+            redactions.budget.check()
+        yield match
 
 
 def _escaped_literals(text: bytes, redactions: Redactions) -> list[Edit]:
@@ -55,7 +71,7 @@ def _escaped_literals(text: bytes, redactions: Redactions) -> list[Edit]:
     edits: list[Edit] = []
     strings = Strings(text)
     line_end = 0
-    for hiding in _HIDING.finditer(text):
+    for hiding in _spending(_HIDING.finditer(text), redactions):
         if hiding.start() < line_end:
             continue
         _, line_end = strings.line(hiding.start())
@@ -104,18 +120,20 @@ def _header_line(match: re.Match[bytes], redactions: Redactions) -> bytes | None
 # A ``Name: value`` line (after ``> ``, ``< ``, ``* `` from ``curl -v``, or ``:``, a comment);
 # a line starts after CR or LF, as in SSE. Searched from the line break: a pattern that starts
 # with a character class is scanned for much faster than one that starts with an assertion.
+# The first line is anchored (``\\A``): searched from every byte, a run of blanks would be
+# scanned again from each of them.
 _HEADER_LINE = (
-    rb"([ \t]*(?:[<>*:][ \t]*)?((?=[\w\-]{0,64}?(?i:" + _ROOTS + rb"))"
-    rb"[!#$%&'*+.^_`|~0-9A-Za-z\-]{1,64})[ \t]*:[ \t]*)([^\r\n]*)"
+    rb"([ \t]*+(?:[<>*:][ \t]*+)?((?=[\w\-]{0,64}?(?i:" + _ROOTS + rb"))"
+    rb"[!#$%&'*+.^_`|~0-9A-Za-z\-]{1,64})[ \t]*+:[ \t]*+)([^\r\n]*+)"
 )
-_FIRST_LINE = re.compile(rb"()" + _HEADER_LINE)
+_FIRST_LINE = re.compile(rb"\A()" + _HEADER_LINE)
 _NEXT_LINE = re.compile(rb"([\r\n])" + _HEADER_LINE)
 
 
 def _header_lines(text: bytes, redactions: Redactions) -> list[Edit]:
-    first = _FIRST_LINE.match(text)
+    first = _FIRST_LINE.search(text)
     edits = []
-    for match in (*((first,) if first else ()), *_NEXT_LINE.finditer(text)):
+    for match in _spending((*((first,) if first else ()), *_NEXT_LINE.finditer(text)), redactions):
         new = _header_line(match, redactions)
         if new is not None:
             edits.append((match.start(), match.end(), new))
@@ -143,10 +161,10 @@ def _json_strings(pattern: re.Pattern[bytes], replace: Replace) -> Finder:
     def find(text: bytes, redactions: Redactions) -> list[Edit]:
         strings = Strings(text)
         edits = []
-        for match in pattern.finditer(text):
-            quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(match.group())]
+        for match in _spending(pattern.finditer(text), redactions):
             at = match.start()
-            if not all(strings.whole(at + start, at + end) for start, end in quoted):
+            quoted = TOKEN.finditer(match.group())
+            if not all(m[1] and strings.whole(at + m.start(), at + m.end()) for m in quoted):
                 continue
             new = replace(match, redactions)
             if new is not None:
@@ -158,6 +176,8 @@ def _json_strings(pattern: re.Pattern[bytes], replace: Replace) -> Finder:
 
 def _key(kind: str) -> Replace:
     def replace(match: re.Match[bytes], redactions: Redactions) -> bytes | None:
+        if not is_key(match):
+            return None
         redactions[kind] += 1
         return _RED
 
@@ -167,7 +187,7 @@ def _key(kind: str) -> Replace:
 def _by_pattern(pattern: re.Pattern[bytes], replace: Replace) -> Finder:
     def find(text: bytes, redactions: Redactions) -> list[Edit]:
         edits = []
-        for match in pattern.finditer(text):
+        for match in _spending(pattern.finditer(text), redactions):
             new = replace(match, redactions)
             if new is not None:
                 edits.append((match.start(), match.end(), new))
@@ -176,27 +196,44 @@ def _by_pattern(pattern: re.Pattern[bytes], replace: Replace) -> Finder:
     return find
 
 
+# Userinfo before a host: greedy, since ``@`` may occur in it (the last one ends it).
+_USERINFO = re.compile(rb"://[^\s/?#\"'<>\\{}\[\],]+@")
+_PARAM = re.compile(
+    rb"([?&#;])((?=[^=&#;?\s\"'<>\\]{0,100}?(?i:" + _ROOTS + rb"))"
+    rb"[^=&#;?\s\"'<>\\]{1,100})=([^&#;\s\"'<>\\{}\[\],]*+)"
+)
+_FIELD = re.compile(rb'("((?i:' + _FIELDS + rb'))"\s*+:\s*+)' + _STRING)
+_PAIR = re.compile(
+    rb'("name"\s*+:\s*+"([!#$%&\'*+.^_`|~0-9A-Za-z\-]{1,64})"\s*+,\s*+"value"\s*+:\s*+)' + _STRING
+)
+
+
+def _exactly(secret: bytes) -> Finder:
+    """Every occurrence of a known secret (``Redactions.known``)."""
+
+    def find(text: bytes, redactions: Redactions) -> list[Edit]:
+        edits = []
+        at = text.find(secret)
+        while at >= 0:
+            edits.append((at, at + len(secret), _RED))
+            at = text.find(secret, at + len(secret))
+        if edits:
+            redactions["request credential"] += len(edits)
+        return edits
+
+    return find
+
+
 _FINDERS: tuple[Finder, ...] = (
     _escaped_literals,
-    _by_pattern(re.compile(rb"://[^\s/?#\"'<>\\{}\[\],]+@"), _userinfo),
-    _by_pattern(
-        re.compile(
-            rb"([?&#;])((?=[^=&#;?\s\"'<>\\]{0,100}?(?i:" + _ROOTS + rb"))"
-            rb"[^=&#;?\s\"'<>\\]{1,100})=([^&#;\s\"'<>\\{}\[\],]*)"
-        ),
-        _param,
-    ),
+    _by_pattern(_USERINFO, _userinfo),
+    _by_pattern(_PARAM, _param),
     _header_lines,
-    _json_strings(re.compile(rb'("((?i:' + _FIELDS + rb'))"\s*:\s*)' + _STRING), _field),
-    _json_strings(
-        re.compile(
-            rb'("name"\s*:\s*"([!#$%&\'*+.^_`|~0-9A-Za-z\-]{1,64})"\s*,\s*"value"\s*:\s*)' + _STRING
-        ),
-        _pair,
-    ),
+    _json_strings(_FIELD, _field),
+    _json_strings(_PAIR, _pair),
 )
 _KEY_FINDERS: tuple[Finder, ...] = tuple(
-    _by_pattern(pattern, _key(kind)) for kind, pattern in FAST_KEY_PATTERNS
+    _by_pattern(pattern, _key(kind)) for kind, pattern in KEY_PATTERNS
 )
 
 
@@ -215,7 +252,8 @@ def sweep_pieces(pieces: list[bytes], redactions: Redactions) -> list[bytes]:
     """Sweep the pieces as one text; as many pieces come back, in the same order. Key shapes
     are then looked for in each piece on its own too: a stored read is also seen alone, where
     ``xBearer ...`` cut after the ``x`` is a key (joined, it is not)."""
-    pieces = _sweep_joined(pieces, (*_FINDERS, *_KEY_FINDERS), redactions)
+    known = tuple(_exactly(secret) for secret in redactions.known)
+    pieces = _sweep_joined(pieces, (*known, *_FINDERS, *_KEY_FINDERS), redactions)
     if len(pieces) > 1:
         apart = [part for piece in pieces for part in (piece, _APART)]
         pieces = _sweep_joined(apart, _KEY_FINDERS, redactions)[::2]
@@ -227,6 +265,7 @@ def _sweep_joined(
 ) -> list[bytes]:
     joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
     for find in finders:
+        redactions.budget.check()
         edits = find(joined, redactions)
         if edits:
             pieces = _rebuild(joined, [len(piece) for piece in pieces], edits)
