@@ -117,9 +117,13 @@ class Settings:
         40.0,
         "pace for captures without timing, ms per raw event",
     )
-    capture_cache: int = setting(
-        8,
-        "parsed captures kept in memory",
+    capture_cache_mb: int = setting(
+        512,
+        "MB of parsed captures (and their encoded replays) kept in memory per process; the newest is kept whatever its size",
+    )
+    results_cache_mb: int = setting(
+        2048,
+        "MB of built timeline documents, exports and downloads kept under data_dir/results (small ones in memory)",
     )
     max_markers: int = setting(
         100,
@@ -167,7 +171,11 @@ class Settings:
     )
     work_capacity: int = setting(
         500,
-        "websockets and requests with a body served at once; more get 503 (production: threads minus thread_reserve)",
+        "websockets, requests with a body, proxied calls and heavy GETs served at once; more get 503 (production: threads minus thread_reserve)",
+    )
+    work_per_client: int = setting(
+        0,
+        "of that slow work, units one address may hold at once (websockets aside); more get 429 (0: a quarter of the capacity)",
     )
     thread_reserve: int = setting(
         8,
@@ -283,8 +291,10 @@ def load(
 def _derive(values: dict[str, Any]) -> None:
     """Settings whose 0 means "follow another one" (docs/security.md, "What one client can
     cost"): gzip may not store more than a plain upload could, and one address may hold at
-    most a quarter of the websocket capacity."""
+    most a quarter of the websocket capacity, and of the slow-work capacity."""
     if values["max_decompressed_mb"] <= 0:
         values["max_decompressed_mb"] = values["max_upload_mb"]
     if values["ws_per_client"] <= 0:
         values["ws_per_client"] = max(1, values["ws_capacity"] // 4)
+    if values["work_per_client"] <= 0:
+        values["work_per_client"] = max(1, values["work_capacity"] // 4)

@@ -7,7 +7,7 @@ the peak (``VmHWM``) over the RSS just before is read. Below a cap the cost foll
 refused or skipped and the growth must stay flat. Target per series: the largest growth past
 the cap is at most 1.25 times the smallest past the cap, plus 8 MiB (allocator noise).
 
-    python bench/bench_caps.py            # about 2 minutes
+    python bench/bench_caps.py            # about 8 minutes
     python bench/bench_caps.py --quick    # smaller inputs, a smoke run
 
 Series (docs/security.md, "What one client can cost"):
@@ -27,6 +27,17 @@ Series (docs/security.md, "What one client can cost"):
   its JSON records a little larger than the bytes, and the bytes its timeline is read from);
 * model list answer (1 MiB, fixed): ``POST /api/models`` against the fake upstream's
   ``/big/<MB>/`` route, a models answer of that size.
+* concurrent exports and downloads (built once, sent from disk: ``app/web/results.py``): a
+  20 MB capture with logprobs is uploaded before the peak is reset, then 1 to 12 GETs of its
+  ``player.html`` (or its JSON Lines download) are sent at once; past one, the growth must
+  stay flat (before issue 26, each GET built its own: six exports of a 12 MB capture grew the
+  peak 3.1 times one). Past the slow-work capacity (8 here), the rest get 503.
+
+Then the scrubber's CPU time per MB on adversarial input (the attacks of issue 26 and the
+costliest pieces tests/test_scrub_linear.py finds, repeated over one SSE data line) at 40 KB,
+160 KB, 1 MB and 5 MB: flat when scrubbing is linear (the target: the most per MB at most twice
+the least). The floor beside it is one search of the same bytes for a literal they do not hold
+(a memchr pass), for scale only.
 
 Adding a row: write a ``send(server, size_mb) -> status`` that sends one input of that size
 and returns the HTTP status (or a short word), and add a ``Series`` to ``series()``.
@@ -36,8 +47,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -53,6 +66,7 @@ from tests.live_server import LiveServer
 from tests.rawhttp import exchange, head, peak_kib, reset_peak, serving_pid
 
 MB = 1024 * 1024
+ONE_ADDRESS = {"STREAMSCOPE_WORK_PER_CLIENT": "100"}  # every client here is 127.0.0.1
 GOOD = b'{"choices":[{"index":0,"delta":{"content":"ok"}}]}\n'
 PIECE = MB  # bytes handed to the socket at a time
 
@@ -66,6 +80,8 @@ class Series:
     send: Callable[[LiveServer, float], str]
     env: dict[str, str] = field(default_factory=dict)
     what: str = "input"  # what the input size measures
+    prepare: Callable[[LiveServer], None] | None = None  # before the peak is reset
+    unit: str = "MB"
 
 
 @dataclass
@@ -175,6 +191,57 @@ def models_answer(server: LiveServer, size_mb: float, fake: FakeUpstream) -> str
     return str(exchange(server.port, request, body, timeout=120).status)
 
 
+PREPARED: dict[int, str] = {}  # server port -> the capture its heavy GETs ask for
+EXPORTED_MB = 20
+
+
+def stored_capture(server: LiveServer) -> None:
+    """A 20 MB capture with logprobs, uploaded (and so parsed and cached) before the peak is
+    reset: what the GETs then cost is their own."""
+    body = _capture(EXPORTED_MB * MB)
+    headers = {"Content-Type": "text/event-stream", "Content-Length": str(len(body))}
+    request = head("POST", "/api/captures?format=sse", f"127.0.0.1:{server.port}", headers)
+    answer = exchange(server.port, request, body, timeout=300)
+    assert answer.status == 201, answer
+    PREPARED[server.port] = json.loads(answer.body)["id"]
+
+
+def concurrent_gets(path: str) -> Callable[[LiveServer, float], str]:
+    """``count`` GETs of ``path`` of the prepared capture at once: their statuses."""
+
+    def send(server: LiveServer, count: float) -> str:
+        url = path.format(id=PREPARED[server.port])
+        statuses: list[int] = []
+
+        def one() -> None:
+            request = head("GET", url, f"127.0.0.1:{server.port}")
+            statuses.append(exchange(server.port, request, timeout=300).status)
+
+        threads = [threading.Thread(target=one) for _ in range(int(count))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(300)
+        return "/".join(sorted({str(s) for s in statuses}))
+
+    return send
+
+
+def heavy_gets(cap: str, what: str, path: str, quick: bool) -> Series:
+    """GETs at once of one result of the prepared capture: built once, sent from disk."""
+    return Series(
+        cap,
+        "built once, sent from disk (results.py)",
+        1,
+        [1, 2, 6] if quick else [1, 2, 4, 6, 12],
+        concurrent_gets(path),
+        env=ONE_ADDRESS,
+        what=f"{what} GETs at once of a {EXPORTED_MB} MB capture",
+        prepare=stored_capture,
+        unit="",
+    )
+
+
 def series(quick: bool, fake: FakeUpstream) -> list[Series]:
     upload_cap = 50
     lines_mb = 20 if quick else 45
@@ -212,6 +279,13 @@ def series(quick: bool, fake: FakeUpstream) -> list[Series]:
             env={"STREAMSCOPE_MAX_LIVE_MB": "16"},
             what="live run of flooded chunks",
         ),
+        heavy_gets("concurrent exports", "player.html", "/api/captures/{id}/player.html", quick),
+        heavy_gets(
+            "concurrent downloads",
+            "JSON Lines download",
+            "/api/captures/{id}/download/jsonl",
+            quick,
+        ),
         Series(
             "model list answer",
             "1 MiB read at most (fixed)",
@@ -233,11 +307,15 @@ def measure(one: Series, data_dir: Path) -> list[Point]:
         with LiveServer(data_dir / str(i), args, env) as server:
             pid = serving_pid(server)
             warm_up(server)
+            if one.prepare is not None:
+                one.prepare(server)
             before = reset_peak(pid)
             status = one.send(server, size)
             time.sleep(0.2)
             points.append(Point(size, status, (peak_kib(pid) - before) / 1024))
-        print(f"  {one.cap}: {size:g} MB -> {status}, peak +{points[-1].grown_mib:.0f} MiB")
+        print(
+            f"  {one.cap}: {size:g}{_unit(one)} -> {status}, peak +{points[-1].grown_mib:.0f} MiB"
+        )
     return points
 
 
@@ -256,9 +334,9 @@ def add_rows(table: Table, one: Series, points: list[Point]) -> None:
     for point in points:
         side = "under" if point.size_mb <= one.cap_mb else "past"
         table.row(
-            f"{one.cap}: {point.size_mb:g} MB {one.what} ({side} the cap)",
+            f"{one.cap}: {point.size_mb:g}{_unit(one)} {one.what} ({side} the cap)",
             f"+{point.grown_mib:.0f} MiB ({point.status})",
-            f"cap {one.cap_mb:g} MB: {one.setting}",
+            f"cap {one.cap_mb:g}{_unit(one)}: {one.setting}",
         )
     low, high = flat_past(points, one.cap_mb)
     table.row(
@@ -269,6 +347,59 @@ def add_rows(table: Table, one: Series, points: list[Point]) -> None:
         "max <= 1.25 x min + 8 MiB",
         high <= 1.25 * low + 8,
     )
+
+
+# ---------------------------------------------------------------------- scrubbing time
+SCRUB_SIZES = (40 * 1024, 160 * 1024, 1024 * 1024, 5 * 1024 * 1024)
+# The attacks of issue 26 and the costliest pieces tests/test_scrub_linear.py finds, each
+# repeated over one SSE data line.
+SCRUB_PUMPS = (b"eyJ-", b'\\"', b"\nx-api-key:", b"&key=", b'\\"api_key\\":')
+
+
+def per_mb(call: Callable[[bytes], object], data: bytes) -> float:
+    """CPU ms per MB of ``call(data)``, the best of three (the calling thread's CPU time)."""
+    best = min(_cpu(call, data) for _ in range(3))
+    return best * 1000 / (len(data) / MB)
+
+
+def _cpu(call: Callable[[bytes], object], data: bytes) -> float:
+    start = time.thread_time()
+    call(data)
+    return time.thread_time() - start
+
+
+def scrub_rows(table: Table, quick: bool) -> None:
+    """The scrubber's CPU time per MB on adversarial input, from 40 KB to 5 MB: flat when
+    scrubbing is linear (before issue 26, ``eyJ-`` cost 1.2 s at 40 KB and 38 s at 300 KB).
+    The floor: one search of the same bytes for a literal they do not hold (a memchr pass),
+    for scale."""
+    from app.captures.scrub import scrub
+
+    never = re.compile(rb"\x01never")
+    sizes = SCRUB_SIZES[:3] if quick else SCRUB_SIZES
+    for pump in SCRUB_PUMPS:
+        costs = []
+        for size in sizes:
+            data = b"data: " + pump * (size // len(pump)) + b"\n\n"
+            costs.append(per_mb(lambda d: scrub(d, "sse"), data))
+        floor = per_mb(never.search, b"data: " + pump * (sizes[-1] // len(pump)))
+        table.row(
+            f"scrub {pump.decode()!r} repeated: {' / '.join(_size(n) for n in sizes)}",
+            " / ".join(f"{c:.0f}" for c in costs) + " ms per MB",
+            f"floor {floor:.2f} ms per MB",
+            f"{max(costs) / min(costs):.2f}x",
+            "max <= 2 x min per MB",
+            max(costs) <= 2 * min(costs),
+        )
+        print(f"  scrub {pump!r}: {costs}")
+
+
+def _size(size: int) -> str:
+    return f"{size // 1024} KB" if size < 1024 * 1024 else f"{size // (1024 * 1024)} MB"
+
+
+def _unit(one: Series) -> str:
+    return f" {one.unit}" if one.unit else ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="bench-caps-") as tmp:
             for i, one in enumerate(series(args.quick, fake)):
                 add_rows(table, one, measure(one, Path(tmp) / f"s{i}"))
+        scrub_rows(table, args.quick)
     finally:
         fake.stop()
     print()

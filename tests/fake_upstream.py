@@ -32,7 +32,7 @@ the JSON array without), ``/api/chat`` and ``/api/generate`` (Ollama, NDJSON). G
 
 ``GET /v1/models`` lists a few models; under ``/drip/`` one byte a second, under ``/big/`` a
 64 MB answer (``/big/<MB>/``: that many), under ``/html404/`` an HTML 404 page that repeats the
-key, under ``/missing/`` a JSON 404. Every request is logged (path, headers, body, and each body
+key, under ``/missing/`` a JSON 404, and ``.../script.js`` a script (``application/javascript``). Every request is logged (path, headers, body, and each body
 write with its monotonic time: ``writes``) and every connection's end is noted, so tests can
 check what the upstream saw and sent.
 """
@@ -139,6 +139,9 @@ class Handler(DialectRoutes, BaseHTTPRequestHandler):
                 self.close_connection = True
             else:
                 self.server.finished(f"GET {special}")
+            return
+        if path.endswith("/script.js"):  # what a hostile upstream could answer (issue 26)
+            self._whole(200, "application/javascript", b"window.proxiedScriptRan = true;")
             return
         if path.endswith(("/v1beta/models", "/api/tags")):
             names = ("models/fake-small", "fake-large") if "v1beta" in path else ("fake-small",)

@@ -23,6 +23,11 @@ pytestmark = pytest.mark.integration  # starts real servers on loopback
 GOOD = b'data: {"choices":[{"index":0,"delta":{"content":"ok"}}]}\n\n'
 
 
+# Every client here is 127.0.0.1: its share of the slow work is lifted, so that what is tested
+# is the server's capacity (the share has its own tests, tests/test_heavy_gets.py).
+ONE_ADDRESS = {"STREAMSCOPE_WORK_PER_CLIENT": "1000"}
+
+
 def upload_request(port: int, data: bytes) -> tuple[bytes, bytes]:
     body, headers = multipart({}, ("capture.sse", data))
     headers["Content-Length"] = str(len(body))
@@ -38,7 +43,11 @@ def health(port: int, timeout: float = 15) -> dict:
 # --------------------------------------------- 9a: bodies are received before an import slot
 @pytest.mark.parametrize("production", [False, True], ids=["dev", "production"])
 def test_uploads_trickling_their_bodies_hold_no_import_slot_and_are_cut_off(tmp_path, production):
-    env = {"STREAMSCOPE_BODY_TIMEOUT": "3", "STREAMSCOPE_MAX_CONCURRENT_IMPORTS": "3"}
+    env = {
+        "STREAMSCOPE_BODY_TIMEOUT": "3",
+        "STREAMSCOPE_MAX_CONCURRENT_IMPORTS": "3",
+        **ONE_ADDRESS,
+    }
     args = ["--production", "--threads", "24"] if production else []
     with LiveServer(tmp_path / "data", args, env) as live:
         port = live.port
@@ -97,7 +106,7 @@ class DrippingUpstream:
 def test_slow_requests_leave_the_reserve_to_pages_and_probes_under_gunicorn(tmp_path):
     # 12 threads, 8 kept in reserve: 4 slow requests at once, the rest answered 503 at once.
     upstream = DrippingUpstream()
-    live = LiveServer(tmp_path / "data", ["--production", "--threads", "12"]).start()
+    live = LiveServer(tmp_path / "data", ["--production", "--threads", "12"], ONE_ADDRESS).start()
     port = live.port
     body = json.dumps({"base_url": f"http://127.0.0.1:{upstream.port}/v1"}).encode()
     request = head(
@@ -132,7 +141,7 @@ def test_slow_requests_leave_the_reserve_to_pages_and_probes_under_gunicorn(tmp_
 
 # ---------------------------------------------------- 9c: headers sent slowly, under gunicorn
 def test_connections_sending_headers_slowly_hold_no_thread_and_are_closed(tmp_path):
-    env = {"STREAMSCOPE_HEADER_TIMEOUT": "3"}
+    env = {"STREAMSCOPE_HEADER_TIMEOUT": "3", **ONE_ADDRESS}
     with LiveServer(tmp_path / "data", ["--production", "--threads", "12"], env) as live:
         port = live.port
         slow = head("GET", "/", f"127.0.0.1:{port}", {"X-Slow": "1" * 200})[:-2]  # never ends
@@ -150,7 +159,7 @@ def test_connections_sending_headers_slowly_hold_no_thread_and_are_closed(tmp_pa
 
 # ------------------------------------------- 9d: per-client limits derived from capacity
 def test_one_address_gets_a_quarter_of_the_websocket_capacity_by_default(tmp_path):
-    with LiveServer(tmp_path / "data", ["--production", "--threads", "24"]) as live:
+    with LiveServer(tmp_path / "data", ["--production", "--threads", "24"], ONE_ADDRESS) as live:
         assert health(live.port)["websocket_capacity"] == 16
         held = [connect(live.port) for _ in range(4)]
         try:
@@ -167,7 +176,7 @@ def test_early_answers_to_clients_that_keep_sending_do_not_hold_the_worker(tmp_p
     # with every byte (a thread held for minutes), then closed the connection on its main
     # loop reading for up to 2 s more, while no other connection was served. 14 of them on
     # 12 threads stopped the worker. Now each is closed, lingering on its own thread.
-    with LiveServer(tmp_path / "data", ["--production", "--threads", "12"]) as live:
+    with LiveServer(tmp_path / "data", ["--production", "--threads", "12"], ONE_ADDRESS) as live:
         port = live.port
         big = head(
             "POST",

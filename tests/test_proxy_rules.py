@@ -100,12 +100,43 @@ def test_a_call_goes_under_its_upstreams_base_path_and_nowhere_else():
         "a/..;/x",
         "a/..;jsessionid=1/x",
         "a/.;x/b",
+        # issue 26: decoded twice, overlong UTF-8, more dots, a compatibility dot
+        "%252e%252e/admin",
+        "v1/%25252e%25252e/admin",
+        "%c0%ae%c0%ae/admin",
+        "v1/%e0%80%ae/x",
+        ".../admin",
+        "v1/..../x",
+        "v1/%E2%80%A4%E2%80%A4/x",
+        "v1%252fadmin",
+        "v1%255c..%255cadmin",
     ],
 )
 def test_a_rest_that_could_be_read_two_ways_is_refused(rest):
     local = parse_upstreams("local=http://127.0.0.1:8000")["local"]
     with pytest.raises(BadTarget):
         local.target(rest, "")
+
+
+@pytest.mark.parametrize(
+    "rest", ["v1/chat/completions", "v1/a%2520b", "v1/models/x.y:z", "v1/.well-known"]
+)
+def test_a_rest_with_dots_and_escapes_that_read_one_way_goes_through(rest):
+    local = parse_upstreams("local=http://127.0.0.1:8000")["local"]
+    assert local.target(rest, "") == f"http://127.0.0.1:8000/{rest}"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["X-Original-URL", "X-Forwarded-Host", "X-Forwarded-Proto", "Forwarded", "X-Rewrite-URL"],
+)
+def test_headers_that_name_another_url_or_host_are_not_forwarded(name):
+    """Issue 26: a gateway in front of the upstream may route by them."""
+    sent = headers.to_upstream(
+        [(name, "evil.example"), ("Authorization", "Bearer k"), ("X-Note", "n")]
+    )
+    assert all(n.lower() != name.lower() for n, _ in sent)
+    assert ("Authorization", "Bearer k") in sent and ("X-Note", "n") in sent
 
 
 def test_the_proxy_token_is_taken_out_of_the_query_and_the_rest_kept_as_sent():

@@ -95,7 +95,7 @@ class ReadOnceStore:
 
 def test_an_upload_fills_the_parsed_capture_cache_so_its_first_open_reads_nothing_again():
     store = ReadOnceStore()
-    sources = Sources(Limits(), 4, store)  # type: ignore[arg-type]
+    sources = Sources(Limits(), 64 << 20, store)  # type: ignore[arg-type]
     importer = Importer(store, Limits(), 1, sources.remember)  # type: ignore[arg-type]
     data = capture_path("openai-gpt4o-tool-single.sse").read_bytes()
     imported = importer.run(data, title="t", expires=None, fmt=None, name=None)

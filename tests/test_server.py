@@ -19,7 +19,7 @@ from .wsclient import connect as ws_connect
 
 pytestmark = pytest.mark.integration  # starts real servers on loopback
 
-CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+CSP = "default-src 'none'; script-src http://127.0.0.1:{port}/static/; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +128,7 @@ def test_every_page_sends_the_security_headers(server):
         connection.request("GET", path)
         response = connection.getresponse()
         response.read()
-        assert response.getheader("Content-Security-Policy") == CSP, path
+        assert response.getheader("Content-Security-Policy") == CSP.format(port=server.port), path
         assert response.getheader("X-Content-Type-Options") == "nosniff", path
         assert "unsafe-inline" not in response.getheader("Content-Security-Policy")
         connection.close()

@@ -32,7 +32,10 @@ class FakeSocket:
 def run(*incoming, settings=None) -> list[dict]:
     sock = FakeSocket(*incoming)
     session = Session(
-        sock.send, sock.receive, Sources(Limits(), 4), settings or load({"data_dir": "/tmp/unused"})
+        sock.send,
+        sock.receive,
+        Sources(Limits(), 64 << 20),
+        settings or load({"data_dir": "/tmp/unused"}),
     )
     with contextlib.suppress(ConnectionError):
         session.run()
@@ -123,7 +126,7 @@ def test_a_growing_or_renamed_capture_is_read_again_not_served_stale(tmp_path):
         NewCapture(data=b'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n',
                    title="first", format="sse", streams=1)
     )  # fmt: skip
-    sources = Sources(Limits(), 4, store)
+    sources = Sources(Limits(), 64 << 20, store)
     first = sources.stored(record.id)
     assert sources.stored(record.id) is first  # unchanged: the cached copy
     store.append(record.id, b'data: {"choices":[{"index":0,"delta":{"content":"b"}}]}\n\n')

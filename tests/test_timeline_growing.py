@@ -30,13 +30,13 @@ def test_a_growing_recording_is_never_immutable_and_its_finished_version_is(tmp_
             source="live",
         )
     )
-    meta = client.get(f"/api/captures/{record.id}", headers=HOST).get_json()
-    growing = client.get(meta["timeline_url"], headers=HOST)
+    meta = client.get(f"/api/captures/{record.id}", headers=HOST, buffered=True).get_json()
+    growing = client.get(meta["timeline_url"], headers=HOST, buffered=True)
     assert growing.status_code == 200
     assert growing.headers["Cache-Control"] == "no-cache"
     store.append(record.id, read_line(20.0, chunk(" there")) + end_line(30.0, "done"))
-    meta = client.get(f"/api/captures/{record.id}", headers=HOST).get_json()
-    finished = client.get(meta["timeline_url"], headers=HOST)
+    meta = client.get(f"/api/captures/{record.id}", headers=HOST, buffered=True).get_json()
+    finished = client.get(meta["timeline_url"], headers=HOST, buffered=True)
     assert finished.headers["Cache-Control"] == "public, max-age=31536000, immutable"
     assert finished.headers["ETag"] != growing.headers["ETag"]
     texts = [
@@ -57,7 +57,7 @@ def test_an_upload_without_an_end_line_is_finished(tmp_path):
         NewCapture(data=head + read_line(10.0, chunk("Hi")), title="t", format="timed", streams=1)
     )
     client = app.test_client()
-    meta = client.get(f"/api/captures/{record.id}", headers=HOST).get_json()
-    assert client.get(meta["timeline_url"], headers=HOST).headers["Cache-Control"] == (
-        "public, max-age=31536000, immutable"
-    )
+    meta = client.get(f"/api/captures/{record.id}", headers=HOST, buffered=True).get_json()
+    assert client.get(meta["timeline_url"], headers=HOST, buffered=True).headers[
+        "Cache-Control"
+    ] == ("public, max-age=31536000, immutable")

@@ -14,7 +14,7 @@ import pytest
 
 from app.captures.timed import header_line, read_line, response_line
 from app.storage import NewCapture
-from app.web import codings, create_app
+from app.web import codings, create_app, timeline
 from app.web.services import services_of
 
 from .helpers import corpus
@@ -42,7 +42,7 @@ def versioned(client, capture_id: str) -> str:
 
 
 def get(client, url: str, **headers: str):
-    return client.get(url, headers={**HOST, **headers})
+    return client.get(url, headers={**HOST, **headers}, buffered=True)
 
 
 def body_of(response) -> bytes:
@@ -121,13 +121,13 @@ def test_a_document_is_built_and_each_form_compressed_once_however_many_ask_at_o
     app, monkeypatch
 ):
     made: list[str] = []
-    real = codings.compress
+    real = codings.compress_stream
 
-    def counting(body: bytes, coding: str) -> bytes:
+    def counting(source, coding: str, out) -> None:
         made.append(coding)
-        return real(body, coding)
+        real(source, coding, out)
 
-    monkeypatch.setattr(codings, "compress", counting)
+    monkeypatch.setattr(timeline, "compress_stream", counting)
     # Large enough that reading it takes a while: the viewers arrive while it is being read.
     chunk = 'data: {{"id":"c","object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"content":"w{} "}}}}]}}\n\n'
     data = "".join(chunk.format(i) for i in range(20_000)).encode() + b"data: [DONE]\n\n"

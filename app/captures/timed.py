@@ -9,7 +9,7 @@ JSON Lines, one record per line, in this order:
 3. ``{"type":"read","t":12.5,"text":"data: ..."}`` per network read: ``t`` is the monotonic
    offset from the request start in milliseconds; ``text`` holds the bytes when they are valid
    UTF-8, else ``"base64"`` holds them;
-4. ``{"type":"end","t":...,"reason":"done"|"error"|"cancelled"|"disconnected"|"too_large"}``.
+4. ``{"type":"end","t":...,"reason":"done"|"error"|"cancelled"|"disconnected"|"too_large"|"client_stalled"}``.
 
 ``write_*`` emit one canonical byte form (orjson, compact, keys in this order), and
 ``read_records`` keeps the records as they were, so reading then writing a file that Streamscope
@@ -36,7 +36,7 @@ from .model import Capture, Limits, long_line
 
 FORMAT_NAME = "streamscope.timed"
 FORMAT_VERSION = 1
-END_REASONS = ("done", "error", "cancelled", "disconnected", "too_large")
+END_REASONS = ("done", "error", "cancelled", "disconnected", "too_large", "client_stalled")
 MAX_OFFSET_MS = 1e12  # about 30 years: anything larger is not a time offset
 
 

@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from ..digits import whole_number
+
 ERROR_BODY_CAP = 4096
 TITLE_CAP = 200
 TITLE_SEARCH = 64 * 1024  # where a page's title can be
@@ -80,8 +82,9 @@ def parse_retry_after(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    seconds = whole_number(value)
+    if seconds is not None:
+        return float(seconds)
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -60,11 +60,19 @@ class Deadlines:
             self.first_read = now
         self.last_read = now
 
-    def passed(self, now: float) -> str | None:
-        """What the deadline that passed at ``now`` says, or None."""
+    def total(self, now: float) -> str | None:
+        """What the total deadline says when it passed at ``now``, or None."""
         t = self.timeouts
         if now - self.start > t.total:
             return f"the {self.what} passed its total timeout ({t.total:g} s)"
+        return None
+
+    def passed(self, now: float) -> str | None:
+        """What the deadline that passed at ``now`` says, or None."""
+        t = self.timeouts
+        over = self.total(now)
+        if over is not None:
+            return over
         if self.first_read is not None:
             if now - self.last_read > t.idle:
                 return f"no data for {t.idle:g} s (idle timeout)"

@@ -5,12 +5,15 @@ reads server variables."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
 from .apis import Api, api_named
+from .headercheck import unsendable
 from .request import RunRequest
 
+TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}")
 FORBIDDEN_HEADERS = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "content-type"}
 )
@@ -28,14 +31,31 @@ def api_of(config: dict[str, Any]) -> Api:
 
 
 def base_url_of(config: dict[str, Any]) -> str:
+    """The base URL, an http(s) URL with a host and a port that is a number (``http://[::1``
+    and ``http://host:x`` are refused with why, never a 500)."""
     base_url = config.get("base_url")
-    if (
-        not isinstance(base_url, str)
-        or urlsplit(base_url).scheme not in ("http", "https")
-        or not urlsplit(base_url).hostname
-    ):
-        raise RunConfigError("base_url must be an http(s) URL, e.g. http://localhost:8000/v1")
+    usage = "base_url must be an http(s) URL, e.g. http://localhost:8000/v1"
+    if not isinstance(base_url, str):
+        raise RunConfigError(usage)
+    try:
+        parts = urlsplit(base_url)
+        parts.port  # noqa: B018 (it raises for a port that is not a number)
+    except ValueError as exc:
+        raise RunConfigError(f"{usage} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise RunConfigError(usage)
     return base_url
+
+
+def api_key_of(config: dict[str, Any]) -> str | None:
+    """The key typed on the page, if any: text that can be sent in a header."""
+    key = config.get("api_key")
+    if key is not None and not isinstance(key, str):
+        raise RunConfigError("api_key must be text")
+    why = unsendable("api_key", key) if key else None
+    if why is not None:
+        raise RunConfigError(why)
+    return key or None
 
 
 def headers_of(config: dict[str, Any]) -> dict[str, str]:
@@ -44,6 +64,12 @@ def headers_of(config: dict[str, Any]) -> dict[str, str]:
         isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
     ):
         raise RunConfigError("headers must be an object of text values")
+    for name, value in headers.items():
+        if not TOKEN.fullmatch(name):
+            raise RunConfigError(f"header name {name[:40]!r} is not an HTTP token")
+        why = unsendable(name, value)
+        if why is not None:
+            raise RunConfigError(why)
     return {k: v for k, v in headers.items() if k.lower() not in FORBIDDEN_HEADERS}
 
 

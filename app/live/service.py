@@ -21,7 +21,7 @@ from .publish import RunPublisher, request_stop
 from .recorder import Recorder, run_title
 from .redact import Redactor
 from .request import RunRequest, Timeouts
-from .runconfig import RunConfigError, api_of, preview, unkeyed_request
+from .runconfig import RunConfigError, api_key_of, api_of, base_url_of, preview, unkeyed_request
 from .streams import RedisStreams
 from .upstream import UpstreamRun
 
@@ -99,10 +99,7 @@ class LiveService:
             if not value:
                 raise RunConfigError(f"the server has no {env} set")
             return value
-        key = config.get("api_key")
-        if key is not None and not isinstance(key, str):
-            raise RunConfigError("api_key must be text")
-        return key or None
+        return api_key_of(config)
 
     def request(self, config: dict[str, Any]) -> RunRequest:
         """The run's request (runconfig.py), with its key."""
@@ -171,9 +168,7 @@ class LiveService:
 
     def models(self, config: dict[str, Any]) -> list[str]:
         """The upstream's model ids (raises RunConfigError, or models.ModelsError/ModelsBusy)."""
-        base_url = config.get("base_url")
-        if not isinstance(base_url, str) or urlsplit(base_url).scheme not in ("http", "https"):
-            raise RunConfigError("base_url must be an http(s) URL")
+        base_url = base_url_of(config)
         api = api_of(config)
         key = self.api_key(config, base_url)
         parts = urlsplit(base_url)

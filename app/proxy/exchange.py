@@ -18,6 +18,8 @@ How a call ends, and what the client sees:
 * ``cancelled``: the client went away; the upstream connection is reset (``hang_up``) at once
   when a write to the client fails, or ``CLIENT_GRACE`` after the watch (``watch.py``) saw the
   client hang up while the upstream was silent.
+* ``client_stalled``: a write to the client waited longer than the idle deadline (the client
+  stopped reading); the client's socket is shut, and the upstream connection reset.
 
 Before the answer, a call that cannot reach its upstream is answered by the proxy itself
 (``Failure``: 502 or 504, the usual error shape); an upstream's own error answer (4xx, 5xx,
@@ -88,6 +90,7 @@ class Exchange:
         self._response: httpx.Response | None = None
         self._finished = False
         self._kept = bytearray()  # the start of an error answer, for its message
+        self._writing: float | None = None  # since when a write to the client has waited
         self.on_end: Callable[[], None] | None = None  # what else ends with the call
 
     def ms(self) -> float:
@@ -155,7 +158,9 @@ class Exchange:
                 t = self.ms()
                 self.deadlines.read(self.clock())
                 self.sent += len(chunk)
-                yield chunk
+                self._writing = self.clock()
+                yield chunk  # the server writes it to the client meanwhile
+                self._writing = None
                 if self.recording is not None:
                     self.recording.read(t, chunk)
                 if self._response.status_code >= 400 and len(self._kept) < ERROR_BODY_CAP:
@@ -196,6 +201,12 @@ class Exchange:
         """An answer that has no body (to HEAD, a 204 or 304): done once its head is here."""
         self.finish("done", None)
 
+    def _shut_client(self) -> None:
+        """Wake a write that waits on a client that does not read: its socket is shut."""
+        if self.client_socket is not None:
+            with contextlib.suppress(OSError):
+                self.client_socket.shutdown(socket.SHUT_RDWR)
+
     def _break_client(self) -> None:
         """The client sees a broken answer too: its connection is shut after what came, before
         the end of the answer (the last chunk, or the rest of a Content-Length)."""
@@ -205,10 +216,22 @@ class Exchange:
 
     # ------------------------------------------------------------------ stopping
     def check(self, now: float) -> None:
-        """The watch's look (``watch.py``): deadlines, and a client that hung up."""
-        passed = self.deadlines.passed(now)
+        """The watch's look (``watch.py``): deadlines, a client that reads nothing, and a
+        client that hung up. While a write to the client waits, the upstream is not read, so
+        only the total deadline is the upstream's; past the idle deadline the call is the
+        client's to blame (``client_stalled``). A stop while a write waits also shuts the
+        client's socket: the write would wait on for as long as the client's kernel holds."""
+        writing = self._writing
+        if writing is not None and now - writing > self.timeouts.idle:
+            idle = self.timeouts.idle
+            self.hangup.stop(
+                "client_stalled", f"the client read nothing for {idle:g} s (idle timeout)"
+            )
+        passed = self.deadlines.passed(now) if writing is None else self.deadlines.total(now)
         if passed is not None:
             self.hangup.stop("error", passed)
+        if writing is not None and self.hangup.reason() is not None:
+            self._shut_client()
         if self._client_gone is None and hung_up(self.client_socket):
             self._client_gone = now
         if self._client_gone is not None and now - self._client_gone >= CLIENT_GRACE:

@@ -8,6 +8,9 @@ Request headers go to the upstream as the client sent them, but for:
   the upstream's;
 * the proxy's own token (``X-Streamscope-Proxy-Token``) and cookies, which belong to
   Streamscope's origin, not to the upstream;
+* the headers that name another URL, host, scheme or client (``X-Original-URL``,
+  ``X-Forwarded-Host``, ``X-Forwarded-Proto``, ``X-Forwarded-For``, ``Forwarded``, ...): a
+  gateway in front of the upstream could route by them, and they are the client's word only;
 * ``Accept-Encoding``, sent as ``identity``: the recording is read and scrubbed as it arrives,
   which a compressed body would prevent (an upstream that compresses anyway is decoded for the
   recording, ``recording.py``; the client still gets its bytes).
@@ -43,8 +46,25 @@ HOP_BY_HOP = frozenset(
     }
 )
 TOKEN_HEADER = "X-Streamscope-Proxy-Token"
+# Headers that would tell an upstream (or a gateway in front of it) another URL, host or scheme
+# than the one it was asked for: a client's word is not the proxy's (issue 26).
+ROUTING = frozenset(
+    {
+        "x-original-url",
+        "x-rewrite-url",
+        "x-forwarded-host",
+        "x-forwarded-proto",
+        "x-forwarded-for",
+        "x-forwarded-prefix",
+        "x-forwarded-port",
+        "x-forwarded-server",
+        "x-real-ip",
+        "forwarded",
+    }
+)
 NOT_FORWARDED = frozenset(
     {"host", "content-length", "expect", "cookie", "accept-encoding", TOKEN_HEADER.lower()}
+    | ROUTING
 )
 # The answer comes from Streamscope's origin: a cookie the upstream sets would be kept for
 # Streamscope (and never reach the upstream again: ``cookie`` is not forwarded), and

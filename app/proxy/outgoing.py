@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..live.answers import describe_connect_error
+from ..live.headercheck import unsendable
 
 
 class Failure(Exception):
@@ -31,14 +32,12 @@ class Outgoing:
 
 
 def check_ascii(headers: list[tuple[str, str]]) -> None:
-    """HTTP/1.1 header values are sent as ASCII here: ``Failure`` (400) for one that is not,
-    naming the header and the character."""
+    """HTTP/1.1 header values are sent as printable ASCII here: ``Failure`` (400) for one that
+    is not (a NUL in ``x-api-key``), naming the header and the position, never the value."""
     for name, value in headers:
-        if not value.isascii():
-            at = next(i for i, c in enumerate(value) if not c.isascii())
-            raise Failure(
-                400, "bad_header", f"header {name}: character {at} of its value is not ASCII"
-            )
+        why = unsendable(name, value)
+        if why is not None:
+            raise Failure(400, "bad_header", why)
 
 
 def failure_of(
@@ -56,4 +55,5 @@ def failure_of(
         return Failure(502, "upstream_unreachable", describe_connect_error(exc, url))
     if isinstance(exc, httpx.TimeoutException):
         return Failure(504, "upstream_timeout", f"{where} sent no answer in time")
-    return Failure(502, "bad_gateway", f"the request to {where} failed: {exc}")
+    # Not the exception's own words: an HTTP client's may quote a header value (a key).
+    return Failure(502, "bad_gateway", f"the request to {where} failed ({type(exc).__name__})")

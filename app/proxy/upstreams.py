@@ -14,6 +14,7 @@ recorded.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, unquote_plus, urlsplit
 
@@ -80,9 +81,36 @@ def check_rest(rest: str) -> None:
             "the path has a backslash, a space or control character, a '#', or an encoded "
             "slash or backslash; it is not forwarded"
         )
-    # A segment's parameters (";x", which servlet containers strip) do not hide a "..".
-    if any(unquote(segment).split(";", 1)[0] in (".", "..") for segment in rest.split("/")):
-        raise BadTarget("the path has '.' or '..' segments; it is not forwarded")
+    for segment in rest.split("/"):
+        decoded = fully_decoded(segment)
+        if decoded is None:
+            raise BadTarget(
+                "the path has a percent-encoding that is not UTF-8 (an overlong '.' such as "
+                "%c0%ae, say); it is not forwarded"
+            )
+        if "/" in decoded or "\\" in decoded or "\x00" in decoded:
+            raise BadTarget(
+                "the path has a slash, backslash or NUL encoded more than once; it is not forwarded"
+            )
+        # A segment's parameters (";x", which servlet containers strip) do not hide a "..";
+        # nor does encoding it twice (%252e), a compatibility form (U+2024) or more dots.
+        name = unicodedata.normalize("NFKC", decoded.split(";", 1)[0])
+        if name and name.strip(". ") == "":
+            raise BadTarget("the path has '.', '..' or dots-only segments; it is not forwarded")
+
+
+def fully_decoded(segment: str, rounds: int = 4) -> str | None:
+    """The segment percent-decoded until nothing changes (a server behind may decode again),
+    as strict UTF-8; None when a round is not UTF-8."""
+    for _ in range(rounds):
+        try:
+            decoded = unquote(segment, errors="strict")
+        except UnicodeDecodeError:
+            return None
+        if decoded == segment:
+            break
+        segment = decoded
+    return segment
 
 
 def without_token(query: str) -> tuple[str, str | None]:

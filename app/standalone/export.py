@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+import io
+import tempfile
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import httpx
 import orjson
@@ -18,8 +20,8 @@ from ..protocol import VERSION
 from ..settings import Settings
 from ..web.errors import NotFound
 from ..web.sources import Loaded, Sources
-from ..web.timeline import timeline_document
-from .page import export_html
+from ..web.timeline import write_document
+from .page import export_html, write_export
 
 DEMO_PREFIX = "demos/"
 MARKER_FIELDS = ("id", "t", "stream", "event", "label", "note")
@@ -47,14 +49,26 @@ def describe(loaded: Loaded) -> str:
     return f"{fmt} ({streams} stream{'s' if streams != 1 else ''}), replayed in Streamscope."
 
 
+def write_loaded_export(
+    loaded: Loaded, document: IO[bytes], markers: list[dict[str, Any]], out: Any
+) -> None:
+    """The export of ``loaded`` written to ``out``, from its timeline document with raw texts
+    (``document``, read a piece at a time)."""
+    write_export(
+        out, document, public_markers(markers), title=loaded.title, description=describe(loaded)
+    )
+
+
 def export_loaded(
     loaded: Loaded, settings: Settings, markers: list[dict[str, Any]], capture_size: int
 ) -> Exported:
-    document = timeline_document(loaded, settings, raw=True).body
-    html = export_html(
-        document, public_markers(markers), title=loaded.title, description=describe(loaded)
-    )
-    return Exported(html, capture_size, len(document))
+    with tempfile.TemporaryFile() as document:
+        write_document(loaded, settings, document, raw=True)
+        size = document.tell()
+        document.seek(0)
+        out = io.BytesIO()
+        write_loaded_export(loaded, document, markers, out)
+    return Exported(out.getvalue(), capture_size, size)
 
 
 def export_file(

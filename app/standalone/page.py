@@ -14,8 +14,9 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import io
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import jinja2
 import orjson
@@ -53,9 +54,15 @@ def player_size() -> int:
 
 def inline_json(data: bytes) -> str:
     """JSON bytes safe between ``<script type="application/json">`` tags."""
+    return escaped_json(data).decode()
+
+
+def escaped_json(data: bytes) -> bytes:
+    """``inline_json`` on bytes: each of ``<``, ``>`` and ``&`` is one byte in UTF-8, so a
+    document may be escaped a piece at a time, cut anywhere."""
     for raw, escaped in JSON_ESCAPES.items():
         data = data.replace(raw, escaped)
-    return data.decode()
+    return data
 
 
 def csp(script: str, css: str) -> str:
@@ -79,12 +86,18 @@ def _templates() -> jinja2.Environment:
     )
 
 
-def export_html(
-    document: bytes, markers: list[dict[str, Any]], *, title: str, description: str
-) -> bytes:
-    """The file: ``document`` is a timeline document with its raw texts (``?raw=1``)."""
+_DATA = (
+    "\x00the-timeline\x00"  # where the data goes in the rendered page (no capture holds NUL here)
+)
+PIECE = 1 << 20
+
+
+def write_export(
+    out: Any, document: IO[bytes], markers: list[dict[str, Any]], *, title: str, description: str
+) -> None:
+    """The file, written to ``out`` a piece at a time: ``document`` (a timeline document with
+    its raw texts, ``?raw=1``) is copied through, never held whole."""
     script, css, icon = player_assets()
-    data = b'{"timeline":' + document + b',"markers":' + orjson.dumps(markers) + b"}"
     page = (
         _templates()
         .get_template("export.html")
@@ -100,7 +113,20 @@ def export_html(
             css=css,
             script=script,
             icon=icon,
-            data=inline_json(data),
+            data=_DATA,
         )
     )
-    return page.encode()
+    head, tail = page.split(_DATA)
+    out.write(head.encode() + b'{"timeline":')
+    while piece := document.read(PIECE):
+        out.write(escaped_json(piece))
+    out.write(b',"markers":' + escaped_json(orjson.dumps(markers)) + b"}" + tail.encode())
+
+
+def export_html(
+    document: bytes, markers: list[dict[str, Any]], *, title: str, description: str
+) -> bytes:
+    """The file, in memory: ``document`` is a timeline document with its raw texts."""
+    out = io.BytesIO()
+    write_export(out, io.BytesIO(document), markers, title=title, description=description)
+    return out.getvalue()

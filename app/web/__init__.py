@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,6 +33,7 @@ from .ops import ops
 from .pages import pages
 from .rawpages import raw_pages
 from .resources import web_dir
+from .results import Results
 from .rooms import rooms
 from .services import Services
 from .sources import Sources
@@ -76,6 +78,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         static_folder=str(web_dir("static")),
         static_url_path="/static",
     )
+    app.json = bodies.StrictJSON(app)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_mb * 1024 * 1024
     app.config["SOCK_SERVER_OPTIONS"] = server_options(settings)
     app.config["SEND_FILE_MAX_AGE_DEFAULT"] = 0
@@ -94,7 +97,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     rules = BodyRules(
         settings.max_upload_mb, settings.body_timeout, settings.body_min_rate_kb * 1024
     )
-    sources = Sources(limits, settings.capture_cache, store)
+    sources = Sources(limits, settings.capture_cache_mb * 1024 * 1024, store)
     live_runs.remember = sources.remember  # a finished run is cached as its recording reads
     Services(
         settings=settings,
@@ -109,7 +112,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             settings.ws_burst,
             per_room=settings.room_viewers,
         ),
-        workload=workload.Workload(settings.work_capacity),
+        workload=workload.Workload(settings.work_capacity, settings.work_per_client),
+        results=Results(
+            Path(settings.data_dir) / "results", settings.results_cache_mb * 1024 * 1024
+        ),
         bodies=Bodies(rules, settings.max_receiving, settings.proxy_max_body_mb),
         proxy=proxy_service,
         rooms=room_service(store, live_runs, settings),

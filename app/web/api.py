@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import IO
+
 from flask import Blueprint, Response, jsonify, request, url_for
 
+from ..captures.scrub import Redactions, sweep_str
 from ..domain.summary import diagnostic_json
 from ..settings import Settings
 from .errors import BadRequest, Forbidden, NotFound
-from .exports import EXPORTS, export
+from .exports import EXPORTS, export, suffix_of
+from .results import Out
+from .sending import heavy, matches, send
 from .services import services
-from .timeline import timeline_url
+from .timeline import stored_subject, timeline_url
 from .uploads import Importer, stream_summaries
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -83,6 +88,7 @@ def upload() -> tuple[Response, int]:
 
 
 @api.get("/captures/<capture_id>")
+@heavy
 def metadata(capture_id: str) -> Response:
     record = _record(capture_id)
     loaded = services().sources.stored(capture_id)
@@ -94,26 +100,44 @@ def metadata(capture_id: str) -> Response:
         kind: url_for("api.download", capture_id=record.id, kind=kind, _external=True)
         for kind in EXPORTS
     }
-    body["timeline_url"] = timeline_url(loaded, record.id)
+    body["timeline_url"] = timeline_url(record.id)
     return jsonify(body)
 
 
 @api.get("/captures/<capture_id>/raw")
+@heavy
 def raw(capture_id: str) -> Response:
     return download(capture_id, "original")
 
 
 @api.get("/captures/<capture_id>/download/<kind>")
+@heavy
 def download(capture_id: str, kind: str) -> Response:
+    """A download, built once per stored version (results.py) and sent with its ETag."""
     record = _record(capture_id)
     if kind not in EXPORTS:
         raise NotFound(f"no download {kind!r}; available: {', '.join(EXPORTS)}", code="no_download")
-    loaded = services().sources.stored(capture_id)
-    data, suffix = export(kind, _store().read_bytes(capture_id), loaded.capture, record)
-    response = Response(data, mimetype="text/plain")
-    response.headers["Content-Disposition"] = (
-        f'attachment; filename="streamscope-{record.id}{suffix}"'
-    )
+    subject = stored_subject(capture_id)
+
+    def build(out: Out) -> None:
+        capture = subject.load().capture
+        out.write(export(kind, _store().read_bytes(capture_id), capture, record)[0])
+
+    body: IO[bytes] | None
+    if subject.growing() is not None:
+        body, digest, size = services().results.transient(build)
+    else:
+        version = f"{subject.version}|{record.format}"
+        result = services().results.get(subject.owner, f"download-{kind}", version, build)
+        digest, size = result.digest, result.size
+        body = (
+            None if matches(request.headers.get("If-None-Match"), f'"{digest}"') else result.open()
+        )
+    response = send(body, size, f'"{digest}"', "no-cache", "text/plain")
+    if body is not None:
+        response.headers["Content-Disposition"] = (
+            f'attachment; filename="streamscope-{record.id}{suffix_of(kind, record)}"'
+        )
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
 
@@ -126,7 +150,9 @@ def update(capture_id: str) -> Response:
         raise BadRequest('send JSON {"title": "..."}', code="bad_title")
     try:
         record = _store().update(
-            capture_id, request.headers.get("X-Delete-Token"), title=title.strip()[:200]
+            capture_id,
+            request.headers.get("X-Delete-Token"),
+            title=sweep_str(title.strip()[:200], Redactions()),
         )
     except PermissionError:
         raise Forbidden("wrong or missing X-Delete-Token", code="bad_token") from None
@@ -145,5 +171,6 @@ def delete(capture_id: str) -> tuple[str, int]:
     if not deleted:
         raise NotFound("no such capture", code="no_capture")
     services().sources.cache.drop(f"capture:{capture_id}")
+    services().results.drop(f"capture-{capture_id}")  # its documents, export and downloads
     services().live.deleted(capture_id)  # a live run of another process stops (docs/live.md)
     return "", 204

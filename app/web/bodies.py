@@ -31,8 +31,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
+import orjson
 from flask import Flask, request
+from flask.json.provider import DefaultJSONProvider
 
+from ..digits import whole_number
 from ..proxy import is_call_path
 from .errors import BadRequest, Busy, PayloadTooLarge, RequestTimeout, too_large_message
 from .services import services
@@ -157,14 +160,24 @@ class Turns:
         return self.active < self.capacity and self._by_client.get(client, 0) < self.per_client
 
 
+class StrictJSON(DefaultJSONProvider):
+    """Request bodies read as JSON by orjson, which refuses what no store can keep (a lone
+    surrogate such as ``"\\ud800"``): ``get_json(silent=True)`` then gives None and the
+    view says what it needed (docs/security.md, "Odd bytes"). Answers are written as before."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return orjson.loads(s)
+
+
 def _declared_length(environ: dict[str, Any]) -> int | None:
     """The Content-Length, or None for a chunked body (whose framing wins over a length)."""
     text = environ.get("CONTENT_LENGTH", "").strip()
     if not text or "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
         return None
-    if not text.isdigit():
+    length = whole_number(text)
+    if length is None:
         raise BadRequest(f"Content-Length {text[:40]!r} is not a number", code="bad_length")
-    return int(text)
+    return length
 
 
 def receive(environ: dict[str, Any], rules: BodyRules, watch: Watch) -> IO[bytes]:

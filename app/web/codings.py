@@ -1,6 +1,7 @@
 """Content codings for documents built once and served many times (the timeline document,
 docs/protocol.md "The timeline document"): brotli and gzip, chosen by the request's
-``Accept-Encoding``, each form compressed once and kept with its document.
+``Accept-Encoding``, each form compressed once, a piece at a time, and kept with its
+document in the results (results.py).
 
 Brotli at quality 6 is about as fast as gzip at level 6 and some 15% smaller on a timeline;
 the higher qualities cost seconds on a large capture, paid by the first viewer.
@@ -9,11 +10,12 @@ the higher qualities cost seconds on a large capture, paid by the first viewer.
 from __future__ import annotations
 
 import gzip
-import threading
-from dataclasses import dataclass, field
+from typing import IO
 
 import brotli
 from werkzeug.datastructures import Accept
+
+from .results import Out
 
 GZIP_LEVEL = 6
 BROTLI_QUALITY = 6
@@ -30,6 +32,24 @@ def compress(body: bytes, coding: str) -> bytes:
     raise ValueError(f"no content coding {coding!r}")
 
 
+PIECE = 1 << 20  # bytes compressed at a time
+
+
+def compress_stream(source: IO[bytes], coding: str, out: Out) -> None:
+    """``source`` compressed into ``out`` a piece at a time (never whole in memory)."""
+    if coding == "gzip":
+        with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=GZIP_LEVEL, mtime=0) as packer:  # type: ignore[call-overload]
+            while piece := source.read(PIECE):
+                packer.write(piece)
+        return
+    if coding != "br":
+        raise ValueError(f"no content coding {coding!r}")
+    compressor = brotli.Compressor(quality=BROTLI_QUALITY)
+    while piece := source.read(PIECE):
+        out.write(compressor.process(piece))
+    out.write(compressor.finish())
+
+
 def negotiate(accepted: Accept) -> str | None:
     """The coding to send: the accepted one of highest quality (brotli on a tie), or None
     (the document as it is) when the client accepts neither."""
@@ -39,22 +59,3 @@ def negotiate(accepted: Accept) -> str | None:
         if q > quality:
             best, quality = coding, q
     return best
-
-
-@dataclass
-class Forms:
-    """A body and its compressed forms, each made on first demand and only once: concurrent
-    first requests for a form wait for the one that compresses it."""
-
-    body: bytes
-    _forms: dict[str, bytes] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def get(self, coding: str | None) -> bytes:
-        if coding is None:
-            return self.body
-        with self._lock:
-            found = self._forms.get(coding)
-            if found is None:
-                found = self._forms[coding] = compress(self.body, coding)
-            return found

@@ -1,52 +1,71 @@
 """The player's download button: ``GET /api/captures/<id>/player.html`` and
-``GET /api/demos/<name>/player.html``, the static export of docs/teaching.md built from the
-capture's cached timeline document (timeline.py), with the capture's markers."""
+``GET /api/demos/<name>/player.html``, the static export of docs/teaching.md. It is built once
+per capture version and set of markers from the capture's timeline document with its raw
+texts, written a piece at a time into the results (results.py: on disk when large) and sent
+from there, with a strong ETag (docs/security.md, "Heavy GETs")."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from flask import Blueprint, Response
+import orjson
+from flask import Blueprint, Response, request
 
+from .results import Out
+from .sending import heavy, matches, send
 from .services import services
+from .timeline import Subject, demo_subject, stored_subject, timeline_document
 
 if TYPE_CHECKING:
-    from ..settings import Settings
-    from ..standalone.export import Exported
     from .sources import Loaded
 
 
-def _export() -> Callable[[Loaded, Settings, list[dict[str, Any]], int], Exported]:
+def _writer() -> Callable[[Loaded, IO[bytes], list[dict[str, Any]], Any], None]:
     # Imported when used: app.standalone reads the web package's sources and timeline modules,
     # and importing it while this package initialises would be circular.
-    from ..standalone.export import export_loaded
+    from ..standalone.export import write_loaded_export
 
-    return export_loaded
+    return write_loaded_export
 
 
 exported = Blueprint("exported", __name__, url_prefix="/api")
 
 
-def _attachment(result: Exported, name: str) -> Response:
-    response = Response(result.html, mimetype="text/html")
-    response.headers["Content-Disposition"] = f'attachment; filename="streamscope-{name}.html"'
-    response.headers["Cache-Control"] = "no-cache"
+def _export(subject: Subject, markers: list[dict[str, Any]], name: str) -> Response:
+    settings = services().settings
+    document = timeline_document(subject, settings, raw=True)
+    marked = hashlib.sha256(orjson.dumps(markers)).hexdigest()
+
+    def build(out: Out) -> None:
+        with document.body(services().results, None)[0] as source:
+            _writer()(subject.load(), source, markers, out)
+
+    body: IO[bytes] | None
+    if document.kept is None:  # a recording still growing: built for this request only
+        body, digest, size = services().results.transient(build)
+        document.close()
+    else:
+        version = f"{document.digest}|{marked}"
+        result = services().results.get(subject.owner, "export", version, build)
+        digest, size = result.digest, result.size
+        body = (
+            None if matches(request.headers.get("If-None-Match"), f'"{digest}"') else result.open()
+        )
+    response = send(body, size, f'"{digest}"', "no-cache", "text/html")
+    if body is not None:
+        response.headers["Content-Disposition"] = f'attachment; filename="streamscope-{name}.html"'
     return response
 
 
 @exported.get("/captures/<capture_id>/player.html")
+@heavy
 def capture_player(capture_id: str) -> Response:
-    found = services()
-    loaded = found.sources.stored(capture_id)
-    record = found.store.get(capture_id)
-    size = record.size if record is not None else 0
-    result = _export()(loaded, found.settings, found.store.markers(capture_id), size)
-    return _attachment(result, capture_id)
+    return _export(stored_subject(capture_id), services().store.markers(capture_id), capture_id)
 
 
 @exported.get("/demos/<name>/player.html")
+@heavy
 def demo_player(name: str) -> Response:
-    found = services()
-    result = _export()(found.sources.demo(name), found.settings, [], 0)
-    return _attachment(result, name)
+    return _export(demo_subject(name), [], name)

@@ -65,11 +65,19 @@ class Prepared:
         return cls(frame(payload), None)
 
     @property
-    def text(self) -> str:
-        """The message itself (for tests and logs; the frames are what is sent)."""
+    def payload(self) -> memoryview:
+        """The message's UTF-8 bytes, without a copy (a document is written from them)."""
         size = self.plain[1] & 0x7F
         start = 2 if size < 126 else 4 if size == 126 else 10
-        return self.plain[start:].decode()
+        return memoryview(self.plain)[start:]
+
+    @property
+    def text(self) -> str:
+        """The message itself (for tests and logs; the frames are what is sent)."""
+        return str(self.payload, "utf-8")
+
+    def weight(self) -> int:
+        return len(self.plain) + (len(self.deflated) if self.deflated is not None else 0)
 
     def for_peer(self, can_inflate: bool) -> bytes:
         return self.deflated if (can_inflate and self.deflated is not None) else self.plain

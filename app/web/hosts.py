@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from flask import Flask, request
 
+from ..digits import whole_number
 from .errors import BadRequest
 from .services import services_of
 
@@ -74,9 +75,10 @@ def split_host(host: str) -> tuple[str, int] | None:
         name, _, port_text = host.partition(":")
         if ":" in port_text:
             return None
-    if not _NAME.fullmatch(name) or (port_text and not port_text.isdigit()):
+    port = whole_number(port_text, 5) if port_text else DEFAULT_PORT
+    if not _NAME.fullmatch(name) or port is None:
         return None
-    return name, int(port_text) if port_text else DEFAULT_PORT
+    return name, port
 
 
 def _is_ip(name: str) -> bool:

@@ -17,6 +17,7 @@ import orjson
 from flask import Blueprint, Response, jsonify, request
 
 from ..captures import Capture
+from ..captures.scrub import Redactions, sweep_str
 from ..storage.markers import TooManyMarkers
 from .errors import BadRequest, Forbidden, NotFound, PayloadTooLarge
 from .services import services
@@ -53,7 +54,11 @@ def checked_marker(payload: Any, capture: Capture) -> dict[str, Any]:
         raise _bad("note: must be a string", "note")
     if len(note) > MAX_NOTE:
         raise _bad(f"note: at most {MAX_NOTE} characters ({len(note)} sent)", "note")
-    fields: dict[str, Any] = {"label": label.strip(), "note": note}
+    swept = Redactions()  # a label or a note is shown to everyone: swept as the capture is
+    fields: dict[str, Any] = {
+        "label": sweep_str(label.strip(), swept),
+        "note": sweep_str(note, swept),
+    }
     has_t, has_event = "t" in payload, "event" in payload
     if has_t == has_event:
         raise _bad("give exactly one of t (seconds) or event (a timeline event's seq)", "t")

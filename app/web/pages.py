@@ -10,8 +10,9 @@ from ..captures import FORMATS, format_named
 from ..demos import catalog, find
 from ..domain.dialects import DIALECTS
 from .errors import NotFound, StreamscopeError
+from .sending import heavy
 from .services import services
-from .timeline import growing, timeline_document
+from .timeline import stored_subject, timeline_document
 
 pages = Blueprint("pages", __name__)
 THEMES = ("light", "dark", "contrast")
@@ -100,12 +101,13 @@ def _http_replay(capture_id: str) -> dict[str, str]:
     document"). Empty for a live recording still growing, which the page follows over the
     websocket, and for one that cannot be read here (the websocket then says why)."""
     try:
-        loaded = services().sources.stored(capture_id)
-        if growing(loaded):
-            return {}
-        version = timeline_document(loaded, services().settings).digest
+        doc = timeline_document(stored_subject(capture_id), services().settings)
+        doc.close()
     except StreamscopeError:
         return {}
+    if not doc.finished:
+        return {}
+    version = doc.digest
     return {
         "timeline_url": url_for("documents.capture_timeline", capture_id=capture_id, v=version),
         "raw_url": url_for("raw_pages.capture_raw", capture_id=capture_id, v=version),
@@ -128,10 +130,12 @@ def _capture_page(capture_id: str, embed: bool) -> str:
 
 
 @pages.get("/c/<capture_id>")
+@heavy
 def capture(capture_id: str) -> str:
     return _capture_page(capture_id, embed=False)
 
 
 @pages.get("/embed/<capture_id>")
+@heavy
 def embed(capture_id: str) -> str:
     return _capture_page(capture_id, embed=True)

@@ -113,8 +113,9 @@ def forward(name: str, rest: str = "") -> Response:
         response = Response(b"", status=status)
     else:
         response = Response(Body(exchange), status=status, direct_passthrough=True)
-        if g.pop("slow_work", False):  # the call holds its unit of slow work until it ends,
-            exchange.on_end = services().workload.leave  # after this request's teardown
+        held = g.pop("slow_work", None)
+        if held is not None:  # the call holds its unit of slow work until it ends,
+            exchange.on_end = held.give_back  # after this request's teardown
     response.headers.clear()
     for header, value in to_client(answer.headers.multi_items()):
         response.headers.add(header, value)

@@ -11,12 +11,14 @@ import hashlib
 
 from flask import Blueprint, Response, request
 
+from ..digits import whole_number
 from ..protocol import MAX_RAW_REQUEST, encode
 from ..wire import StreamEncoder
-from .codings import SUFFIX, Forms
+from .codings import SUFFIX, compress, negotiate
 from .errors import BadRequest
+from .sending import heavy, matches, send
 from .services import services
-from .timeline import answer, cache_control, timeline_document
+from .timeline import cache_control, stored_subject, timeline_document
 
 raw_pages = Blueprint("raw_pages", __name__, url_prefix="/api")
 
@@ -25,15 +27,17 @@ def _whole(name: str, *, default: int | None = None) -> int:
     text = request.args.get(name)
     if text is None and default is not None:
         return default
-    if text is None or not text.isdigit() or len(text) > 12:
+    number = whole_number(text, 12) if text is not None else None
+    if number is None:
         raise BadRequest(
             f"query parameter {name!r} must be a whole number >= 0 (got {text!r})",
             code="bad_raw_request",
         )
-    return int(text)
+    return number
 
 
 @raw_pages.get("/captures/<capture_id>/timeline/raw")
+@heavy
 def capture_raw(capture_id: str) -> Response:
     loaded = services().sources.stored(capture_id)
     streams = loaded.capture.streams
@@ -47,10 +51,14 @@ def capture_raw(capture_id: str) -> Response:
     items = StreamEncoder(streams[stream]).raw_items(start, count)
     body = encode("raw", stream=stream, start=start, items=items).encode()
     digest = hashlib.sha256(body).hexdigest()
-    doc = timeline_document(loaded, services().settings)
+    doc = timeline_document(stored_subject(capture_id), services().settings)
+    doc.close()
     # Compressed per request: a page is small, and a proxy in front may keep it (docs/deploy.md).
-    return answer(
-        Forms(body),
-        lambda coding: f'"{digest}{SUFFIX[coding] if coding else ""}"',
-        cache_control(doc),
+    coding = negotiate(request.accept_encodings)
+    etag = f'"{digest}{SUFFIX[coding] if coding else ""}"'
+    if matches(request.headers.get("If-None-Match"), etag):
+        return send(None, 0, etag, cache_control(doc), "application/json", vary=True)
+    packed = compress(body, coding) if coding else body
+    return send(
+        packed, len(packed), etag, cache_control(doc), "application/json", coding=coding, vary=True
     )

@@ -53,6 +53,11 @@ class EncodedStream:
             taken += 1
             yield batch
 
+    def weight(self) -> int:
+        with self._lock:
+            held = [self.raw_meta, *self._batches, *([self._summary] if self._summary else [])]
+        return sum(prepared.weight() for prepared in held)
+
     def summary(self) -> Prepared:
         with self._lock:
             if self._summary is None:
@@ -64,6 +69,10 @@ class EncodedStream:
 class EncodedCapture:
     capture: Prepared
     streams: list[EncodedStream]
+
+    def weight(self) -> int:
+        """Bytes of the messages encoded so far (sources.py bounds its cache by them)."""
+        return self.capture.weight() + sum(stream.weight() for stream in self.streams)
 
 
 def encoded_capture(loaded: Loaded, settings: Settings) -> EncodedCapture:

@@ -6,6 +6,7 @@ so the checks run in ``before_request``: a refusal is a plain 403 (or 400) and n
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, g, request
@@ -14,21 +15,38 @@ from ..protocol import SUBPROTOCOL
 from .errors import BadRequest, Forbidden
 from .services import services, services_of
 
+# Scripts only from this origin's /static/ (a path-restricted source, filled in per request):
+# an answer the recording proxy relays from /proxy/..., whatever its Content-Type, is never a
+# script any page of Streamscope will run (docs/security.md, "Recording proxy").
 CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "default-src 'none'; script-src {static}; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 EMBED_CSP = CSP.replace("frame-ancestors 'none'", "frame-ancestors *")
+
+
+def csp_for(template: str) -> str:
+    """The policy for this request: scripts from ``<scheme>://<host>/static/`` only (none when
+    the Host is not a plain host, as on the answer that refuses it)."""
+    host = request.host
+    static = f"{request.scheme}://{host}/static/" if _PLAIN_HOST.fullmatch(host) else "'none'"
+    return template.replace("{static}", static)
+
+
 # A proxied answer is served from this origin: whatever the upstream sends (an HTML page that
 # repeats the request, say) runs no script here and reads nothing of the origin's (docs/proxy.md).
 PROXIED_CSP = "sandbox; default-src 'none'"
 WS_PATH = "/ws"
+_PLAIN_HOST = re.compile(r"[A-Za-z0-9.\-]+(?::[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?")
 
 
 def same_origin(origin: str, host: str, allowed: list[str]) -> bool:
     if origin in allowed:
         return True
-    parts = urlsplit(origin)
+    try:
+        parts = urlsplit(origin)
+    except ValueError:  # http://[::1 (docs/security.md, "Odd bytes")
+        return False
     return parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
 
 
@@ -68,7 +86,7 @@ def install(app: Flask) -> None:
             response.headers.setdefault("X-Content-Type-Options", "nosniff")
             return response
         embed = request.path.startswith("/embed/")
-        response.headers.setdefault("Content-Security-Policy", EMBED_CSP if embed else CSP)
+        response.headers.setdefault("Content-Security-Policy", csp_for(EMBED_CSP if embed else CSP))
         response.headers["X-Content-Type-Options"] = "nosniff"
         if not embed:
             response.headers.setdefault("X-Frame-Options", "DENY")

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the services' modules reach their services through this one
     from ..storage import CaptureStore
     from .admission import Admission
     from .bodies import Bodies
+    from .results import Results
     from .sources import Sources
     from .uploads import Importer
     from .workload import Workload
@@ -35,6 +36,7 @@ class Services:
     bodies: Bodies
     proxy: ProxyService
     rooms: RoomService
+    results: Results
 
     def install(self, app: Flask) -> None:
         app.extensions[KEY] = self

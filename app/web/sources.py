@@ -1,5 +1,8 @@
 """Finding what a page asked to play, read once and shared: parsed captures are read-only,
-so sessions share them through a small LRU cache."""
+so sessions share them through an LRU cache bounded by bytes (``STREAMSCOPE_CAPTURE_CACHE_MB``:
+a capture's parsed timeline, about 1.5 times its size, and its encoded replay messages, as
+viewers encode them; docs/security.md, "Heavy GETs"). The newest capture is kept whatever its
+size, so a class opening one large capture reads it once."""
 
 from __future__ import annotations
 
@@ -25,15 +28,22 @@ class Loaded:
     info: dict[str, Any]
     version: Any = None  # what the cached copy was read from (stored captures: size, title)
     encoded: Any = None  # its replay messages, once a viewer has encoded them (replay.py)
-    documents: dict[bool, Any] = field(default_factory=dict)  # timeline documents (timeline.py)
     recorded_live: bool = False  # a live run's or proxied call's recording (it grows until its end)
+    size: int = 0  # bytes it was read from
     lock: threading.Lock = field(default_factory=threading.Lock)
-    document_lock: threading.Lock = field(default_factory=threading.Lock)  # one build (timeline.py)
+
+    def weight(self) -> int:
+        """About what it holds in memory: the parsed capture and the messages encoded so far."""
+        encoded = self.encoded.weight() if self.encoded is not None else 0
+        return int(self.size * PARSED) + encoded
+
+
+PARSED = 1.5  # a parsed capture's memory per byte read (measured: 1.2 to 1.3, bench_caps.py)
 
 
 class CaptureCache:
-    def __init__(self, size: int) -> None:
-        self.size = size
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
         self._items: OrderedDict[str, Loaded] = OrderedDict()
         self._loading: dict[str, threading.Lock] = {}  # key -> held while it is being read
         self._lock = threading.Lock()
@@ -69,8 +79,20 @@ class CaptureCache:
         with self._lock:
             self._items[key] = loaded
             self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+        self.trim()
+
+    def trim(self) -> None:
+        """Drop the least recently used captures until the rest fit (the newest stays)."""
+        with self._lock:
+            weights = {key: item.weight() for key, item in self._items.items()}
+            total = sum(weights.values())
+            while total > self.max_bytes and len(self._items) > 1:
+                key, _ = self._items.popitem(last=False)
+                total -= weights[key]
+
+    def weight(self) -> int:
+        with self._lock:
+            return sum(item.weight() for item in self._items.values())
 
     def drop(self, key: str) -> None:
         with self._lock:
@@ -80,9 +102,9 @@ class CaptureCache:
 class Sources:
     """Resolves ``{"demo": name}`` (and, with storage, ``{"capture": id}``) to a capture."""
 
-    def __init__(self, limits: Limits, cache_size: int, store: CaptureStore | None = None) -> None:
+    def __init__(self, limits: Limits, cache_bytes: int, store: CaptureStore | None = None) -> None:
         self.limits = limits
-        self.cache = CaptureCache(cache_size)
+        self.cache = CaptureCache(cache_bytes)
         self.store = store
 
     def open(self, source: dict[str, Any]) -> Loaded:
@@ -98,9 +120,10 @@ class Sources:
             raise NotFound(f"no demo named {name!r}", code="no_demo")
 
         def load() -> Loaded:
-            capture = read_capture(demo.read_bytes(), None, self.limits)
+            data = demo.read_bytes()
+            capture = read_capture(data, None, self.limits)
             info = {"kind": "demo", "name": demo.name, "description": demo.description}
-            return Loaded(f"demo:{name}", demo.title, capture, info)
+            return Loaded(f"demo:{name}", demo.title, capture, info, size=len(data))
 
         return self.cache.get(f"demo:{name}", load)
 
@@ -141,6 +164,7 @@ class Sources:
             info,
             _version(record),
             recorded_live=record.source in RECORDED_KINDS,
+            size=record.size,
         )
 
 

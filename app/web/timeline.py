@@ -5,8 +5,9 @@ The document holds the messages a replay sends over the websocket, in the order 
 (``capture``, per stream ``raw_meta``, ``events`` batches and ``summary``, then ``end``), taken
 from the capture's encoded replay (replay.py), so the two never differ. It is built once per
 capture and per variant (one build at a time: viewers arriving together wait for it), each
-compressed form made once (codings.py: brotli or gzip, by ``Accept-Encoding``), and kept with
-the cached capture. ``?raw=1`` adds the raw event texts (``raw`` messages) for a player without
+compressed form made once (codings.py: brotli or gzip, by ``Accept-Encoding``), and kept in the
+results (results.py: on disk when large, written as it is made and sent from there), never
+joined in memory. ``?raw=1`` adds the raw event texts (``raw`` messages) for a player without
 a server (the static export); ``GET /api/captures/<id>/timeline/raw`` serves them a page at a time, for
 the player page replaying over HTTP (rawpages.py).
 
@@ -22,17 +23,22 @@ a new version and so a new URL. A recording still growing is never immutable.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO
 
 from flask import Blueprint, Response, request, url_for
 
+from ..demos import find as find_demo
+from ..live.recorder import RECORDED_KINDS
 from ..protocol import VERSION, encode
 from ..settings import Settings
 from ..wire import StreamEncoder
-from .codings import SUFFIX, Forms, negotiate
+from .codings import SUFFIX, compress_stream, negotiate
+from .errors import NotFound
 from .replay import encoded_capture
+from .results import Out, Result, Results
+from .sending import heavy, matches, send
 from .services import services
 from .sources import Loaded
 
@@ -46,16 +52,54 @@ RAW_PAGE = 500  # raw texts per ``raw`` message in a document with them
 
 @dataclass(frozen=True)
 class TimelineDocument:
-    body: bytes  # the JSON document
-    digest: str  # hex SHA-256 of ``body``, the version
-    finished: bool  # the capture can no longer grow
-    forms: Forms = field(init=False)  # the body and its compressed forms, made once each
+    """A capture's document: kept in the results (``kept``) once the capture cannot grow;
+    built for each request while it can (``built``, a temporary file for this request)."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "forms", Forms(self.body))
+    digest: str  # hex SHA-256 of the JSON document, its version
+    finished: bool  # the capture can no longer grow
+    kept: Result | None
+    built: IO[bytes] | None  # a growing capture's, built for this request
+    owner: str
+    kind: str
+    version: str
 
     def etag(self, coding: str | None) -> str:
         return f'"{self.digest}{SUFFIX[coding] if coding else ""}"'
+
+    def body(self, results: Results, coding: str | None) -> tuple[IO[bytes], int]:
+        """The document in ``coding`` (None: as it is), to be sent, and its size."""
+        if self.kept is not None:
+            form = self.kept
+            if coding is not None:
+                kept = self.kept
+                form = results.get(
+                    self.owner,
+                    f"{self.kind}.{coding}",
+                    self.version,
+                    lambda out: _compressed(kept.open(), coding, out),
+                )
+            return form.open(), form.size
+        handle = self.built
+        assert handle is not None
+        handle.seek(0, 2)
+        size = handle.tell()
+        handle.seek(0)
+        if coding is None:
+            return handle, size
+        with handle:
+            packed, _, packed_size = Results.transient(
+                lambda out: compress_stream(handle, coding, out)
+            )
+        return packed, packed_size
+
+    def close(self) -> None:
+        if self.built is not None:
+            self.built.close()
+
+
+def _compressed(source: IO[bytes], coding: str, out: Out) -> None:
+    with source:
+        compress_stream(source, coding, out)
 
 
 def growing(loaded: Loaded) -> bool:
@@ -63,53 +107,119 @@ def growing(loaded: Loaded) -> bool:
     return loaded.recorded_live and any(s.end_reason is None for s in loaded.capture.streams)
 
 
-def document_bytes(loaded: Loaded, settings: Settings, *, raw: bool) -> bytes:
-    """``{"version": 2, "messages": [...]}``, with ``"raw": [...]`` when asked."""
+def write_document(loaded: Loaded, settings: Settings, out: Out, *, raw: bool) -> None:
+    """``{"version": 2, "messages": [...]}``, with ``"raw": [...]`` when asked, written a
+    message at a time from the capture's encoded replay (never joined in memory)."""
     encoded = encoded_capture(loaded, settings)
-    texts = [encoded.capture.text]
+    out.write(f'{{"version":{VERSION},"messages":['.encode())
+    out.write(encoded.capture.payload)
     for stream in encoded.streams:
-        texts.append(stream.raw_meta.text)
-        texts.extend(batch.text for batch in stream.batches())
-        texts.append(stream.summary().text)
-    texts.append(encode("end", reason="complete"))
-    parts = [f'{{"version":{VERSION},"messages":[', ",".join(texts), "]"]
+        out.write(b",")
+        out.write(stream.raw_meta.payload)
+        for batch in stream.batches():
+            out.write(b",")
+            out.write(batch.payload)
+        out.write(b",")
+        out.write(stream.summary().payload)
+    out.write(b"," + encode("end", reason="complete").encode() + b"]")
     if raw:
-        parts += [',"raw":[', ",".join(raw_messages(loaded)), "]"]
-    parts.append("}")
-    return "".join(parts).encode()
+        out.write(b',"raw":[')
+        for index, message in enumerate(raw_messages(loaded)):
+            out.write((b"," if index else b"") + message.encode())
+        out.write(b"]")
+    out.write(b"}")
 
 
-def raw_messages(loaded: Loaded) -> list[str]:
+def raw_messages(loaded: Loaded) -> Iterator[str]:
     """Every raw event's text, as ``raw`` messages (the shape the websocket answers a
     ``raw_request`` with), a page at a time."""
-    out = []
     for stream in loaded.capture.streams:
         encoder = StreamEncoder(stream)
         for start in range(0, len(stream.raw), RAW_PAGE):
             items = encoder.raw_items(start, RAW_PAGE)
-            out.append(encode("raw", stream=stream.index, start=start, items=items))
-    return out
+            yield encode("raw", stream=stream.index, start=start, items=items)
 
 
-def timeline_document(loaded: Loaded, settings: Settings, *, raw: bool = False) -> TimelineDocument:
-    """The document, built once per capture and variant and kept with it: concurrent first
-    requests wait for the one build rather than each building it."""
-    with loaded.document_lock:
-        found = loaded.documents.get(raw)
-        if found is None:
-            body = document_bytes(loaded, settings, raw=raw)
-            found = loaded.documents[raw] = TimelineDocument(
-                body=body, digest=hashlib.sha256(body).hexdigest(), finished=not growing(loaded)
-            )
-        return found
+@dataclass(frozen=True)
+class Subject:
+    """What a heavy GET is about, known without reading it: its owner in the results, the
+    version its results are made from, and how to read it (only when a result is built, or
+    when it may still grow)."""
+
+    owner: str  # capture-<id>, demo-<name>
+    version: str
+    load: Callable[[], Loaded]
+    may_grow: bool  # a live recording or a proxied call's: read to know whether it has ended
+
+    def growing(self) -> Loaded | None:
+        """The capture, read, if it is still growing (its results are built each time)."""
+        if not self.may_grow:
+            return None
+        loaded = self.load()
+        return loaded if growing(loaded) else None
 
 
-def _matches(header: str | None, etag: str) -> bool:
-    """If-None-Match (weak comparison, RFC 9110 section 13.1.2)."""
-    if not header:
-        return False
-    tags = [tag.strip().removeprefix("W/") for tag in header.split(",")]
-    return "*" in tags or etag in tags
+def stored_subject(capture_id: str) -> Subject:
+    found = services()
+    record = found.store.get(capture_id)
+    if record is None:  # deleted (maybe through another host sharing the store) or expired
+        found.results.drop(f"capture-{capture_id}")
+        raise NotFound("no such capture (deleted, expired, or never uploaded)", code="no_capture")
+    return Subject(
+        f"capture-{capture_id}",
+        f"{record.size}|{record.title}|{record.sha256}",
+        lambda: found.sources.stored(capture_id),
+        record.source in RECORDED_KINDS,
+    )
+
+
+def demo_subject(name: str) -> Subject:
+    found = services()
+    demo = find_demo(name)
+    if demo is None:
+        raise NotFound(f"no demo named {name!r}", code="no_demo")
+    stat = demo.path.stat()
+    return Subject(
+        f"demo-{name}",
+        f"{stat.st_size}|{stat.st_mtime_ns}",
+        lambda: found.sources.demo(name),
+        False,
+    )
+
+
+def _version(subject: Subject, settings: Settings) -> str:
+    """The protocol, the subject's version and the settings that shape its messages."""
+    shaping = (settings.event_batch, settings.stall_ms, settings.untimed_pace_ms)
+    return f"{VERSION}|{subject.version}|{shaping!r}"
+
+
+def timeline_document(
+    subject: Subject, settings: Settings, *, raw: bool = False
+) -> TimelineDocument:
+    """The document, built once per version and variant and kept in the results (concurrent
+    first requests wait for the one build; the capture is read only to build it); a growing
+    one, built each time."""
+    kind = "timeline-raw" if raw else "timeline"
+    version = _version(subject, settings)
+    live = subject.growing()
+    if live is not None:
+        handle, digest, _ = Results.transient(
+            lambda out: write_document(live, settings, out, raw=raw)
+        )
+        return TimelineDocument(digest, False, None, handle, subject.owner, kind, version)
+
+    def build(out: Out) -> None:
+        write_document(subject.load(), settings, out, raw=raw)
+
+    kept = services().results.get(subject.owner, kind, version, build)
+    return TimelineDocument(kept.digest, True, kept, None, subject.owner, kind, version)
+
+
+def document_digest(subject: Subject, settings: Settings) -> str:
+    """The version of the document (the page's ``?v=``)."""
+    doc = timeline_document(subject, settings)
+    doc.close()
+    return doc.digest
 
 
 def cache_control(doc: TimelineDocument) -> str:
@@ -119,38 +229,31 @@ def cache_control(doc: TimelineDocument) -> str:
     return IMMUTABLE if request.args.get("v") == doc.digest else REVALIDATE
 
 
-def answer(forms: Forms, etag_of: Callable[[str | None], str], cache: str) -> Response:
-    """200 with the negotiated form, or 304 when If-None-Match names its ETag."""
+def serve(subject: Subject) -> Response:
+    doc = timeline_document(subject, services().settings, raw=request.args.get("raw") == "1")
     coding = negotiate(request.accept_encodings)
-    etag = etag_of(coding)
-    if _matches(request.headers.get("If-None-Match"), etag):
-        response = Response(status=304)
-    else:
-        response = Response(forms.get(coding), mimetype="application/json")
-        if coding:
-            response.headers["Content-Encoding"] = coding
-    response.headers["ETag"] = etag
-    response.headers["Cache-Control"] = cache
-    response.headers["Vary"] = "Accept-Encoding"
-    return response
+    etag = doc.etag(coding)
+    cache = cache_control(doc)
+    if matches(request.headers.get("If-None-Match"), etag):
+        doc.close()
+        return send(None, 0, etag, cache, "application/json", vary=True)
+    body, size = doc.body(services().results, coding)
+    return send(body, size, etag, cache, "application/json", coding=coding, vary=True)
 
 
-def serve(loaded: Loaded) -> Response:
-    doc = timeline_document(loaded, services().settings, raw=request.args.get("raw") == "1")
-    return answer(doc.forms, doc.etag, cache_control(doc))
-
-
-def timeline_url(loaded: Loaded, capture_id: str) -> str:
+def timeline_url(capture_id: str) -> str:
     """The URL of the capture's current document version (immutable once finished)."""
-    doc = timeline_document(loaded, services().settings)
-    return url_for("documents.capture_timeline", capture_id=capture_id, v=doc.digest)
+    digest = document_digest(stored_subject(capture_id), services().settings)
+    return url_for("documents.capture_timeline", capture_id=capture_id, v=digest)
 
 
 @documents.get("/captures/<capture_id>/timeline")
+@heavy
 def capture_timeline(capture_id: str) -> Response:
-    return serve(services().sources.stored(capture_id))
+    return serve(stored_subject(capture_id))
 
 
 @documents.get("/demos/<name>/timeline")
+@heavy
 def demo_timeline(name: str) -> Response:
-    return serve(services().sources.demo(name))
+    return serve(demo_subject(name))

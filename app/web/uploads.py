@@ -18,6 +18,7 @@ from typing import Any
 
 from ..captures import Capture, Limits
 from ..captures.ingest import IngestError, ingest, with_dialect
+from ..captures.scrub import Redactions, sweep_str
 from ..domain.summary import dialect_of, identity, summarize
 from ..storage import CaptureRecord, CaptureStore, NewCapture
 from ..storage.base import EXPIRY
@@ -81,7 +82,7 @@ class Importer:
         capture = ingested.capture
         new = NewCapture(
             data=ingested.data,
-            title=_title(title, name, capture),
+            title=_title(title, name, capture, ingested.redactions),
             format=capture.format or "sse",
             streams=len(capture.streams),
             compression=capture.compression,
@@ -94,10 +95,12 @@ class Importer:
         return Imported(record, token, capture)
 
 
-def _title(title: str | None, name: str | None, capture: Capture) -> str:
+def _title(title: str | None, name: str | None, capture: Capture, redactions: Redactions) -> str:
+    """The typed title, else the file's name, swept as the capture is (a file named
+    ``sk-proj-....sse`` names its key: docs/security.md, "Secrets in uploads")."""
     for candidate in (title, name):
         if candidate and candidate.strip():
-            return candidate.strip()[:MAX_TITLE]
+            return sweep_str(candidate.strip()[:MAX_TITLE], redactions)
     return f"{capture.format} capture, {len(capture.streams)} stream{'s' if len(capture.streams) != 1 else ''}"
 
 

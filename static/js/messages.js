@@ -8,7 +8,12 @@ import { State } from "./player.js";
 import { drawTicks } from "./views/chart.js";
 import { parseSpeed } from "./views/transport.js";
 
-const END_WORDS = { error: "ended with an error", cancelled: "was stopped", disconnected: "lost its connection" };
+const END_WORDS = {
+  error: "ended with an error",
+  cancelled: "was stopped",
+  disconnected: "lost its connection",
+  client_stalled: "was stopped: the app that made the call read nothing",
+};
 
 /** How a recording ended when it did not end well (a live run's `end`, or a stored recording's
  * end reason in its streams' summaries), or null. */

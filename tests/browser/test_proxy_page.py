@@ -99,3 +99,27 @@ def test_a_call_appears_while_it_streams_and_opens_in_the_player_on_the_live_edg
     call.join(timeout=30)
     wait_until(page, "document.querySelector('[data-testid=proxy-call]').dataset.state === 'done'")
     assert cell(page, "tokens") == "60"
+
+
+def test_no_page_of_streamscope_runs_a_script_the_proxy_relays(proxied, context):
+    """Issue 26: a proxied ``application/javascript`` answer comes from Streamscope's own
+    origin; a script element that pointed at it (an injection, were there one) must not run,
+    while the page's own scripts from /static/ do. Before, ``script-src 'self'`` allowed it."""
+    page = context.new_page()
+    errors = watch(page)
+    page.goto(f"{proxied.url}/demos/plain-text")
+    page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
+    blocked = page.evaluate(
+        """() => new Promise((resolve) => {
+            document.addEventListener("securitypolicyviolation", (e) => resolve(e.blockedURI));
+            const script = document.createElement("script");
+            script.src = "/proxy/local/v1/script.js";
+            script.onload = () => resolve("loaded");
+            document.head.append(script);
+            setTimeout(() => resolve("timeout"), 5000);
+        })"""
+    )
+    assert blocked.endswith("/proxy/local/v1/script.js"), blocked
+    assert page.evaluate("() => window.proxiedScriptRan === undefined")
+    errors.expect("Content Security Policy")  # the refusal the page reports
+    errors.check()
