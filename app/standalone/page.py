@@ -86,9 +86,9 @@ def _templates() -> jinja2.Environment:
     )
 
 
-_DATA = (
-    "\x00the-timeline\x00"  # where the data goes in the rendered page (no capture holds NUL here)
-)
+# Where the data goes in the rendered page: its last element, so the last occurrence (a title
+# could hold the same text, never after it).
+_DATA = "\x00the-timeline\x00"
 PIECE = 1 << 20
 
 
@@ -116,7 +116,7 @@ def write_export(
             data=_DATA,
         )
     )
-    head, tail = page.split(_DATA)
+    head, _, tail = page.rpartition(_DATA)
     out.write(head.encode() + b'{"timeline":')
     while piece := document.read(PIECE):
         out.write(escaped_json(piece))

@@ -38,7 +38,7 @@ class Loaded:
         return int(self.size * PARSED) + encoded
 
 
-PARSED = 1.5  # a parsed capture's memory per byte read (measured: 1.2 to 1.3, bench_caps.py)
+PARSED = 1.5  # a parsed capture's memory per byte read (1.2 to 1.3 measured with tracemalloc)
 
 
 class CaptureCache:
