@@ -2,10 +2,10 @@
 threads end (``threadpool.py``).
 
 Each websocket holds one thread for its whole life, so gunicorn's sync worker (one request at a
-time) must never serve it. Slow work (websockets, and every request with a body) is admitted
-up to ``threads - thread_reserve`` at once per worker and the next is answered 503
-(``web/workload.py``), so the reserve always serves pages, probes, downloads and the 503
-answers themselves, and a full server says so instead of hanging. A request's headers are read
+time) must never serve it. Slow work (websockets, every request with a body, proxied calls and
+heavy GETs) is admitted up to ``threads - thread_reserve`` at once per worker and the next is
+answered 503 (``web/workload.py``), so the reserve always serves the home page, static files,
+probes and the 503 answers themselves, and a full server says so instead of hanging. A request's headers are read
 without holding a thread (``ElasticThreadWorker.handle``), so clients that send their headers
 slowly cannot take the threads either (docs/security.md, "Threads").
 
