@@ -128,6 +128,7 @@ def requests(app):
                     )
 
 
+@pytest.mark.slow  # every route, parameter and header, each odd value: exhaustive
 def test_no_route_answers_odd_bytes_with_a_500(app):
     client = app.test_client()
     count = 0

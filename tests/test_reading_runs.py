@@ -9,6 +9,7 @@ import json
 import threading
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -146,6 +147,7 @@ def test_overlapping_pauses_end_with_the_last() -> None:
     assert gc.isenabled()
 
 
+@pytest.mark.slow  # a growth ratio over inputs up to megabytes
 def test_runs_of_data_events_read_in_linear_time_whatever_breaks_them() -> None:
     """Data events broken up by other lines (a comment after each, an event line after
     seven) must not make the decoder look ahead over the rest of the block for every event

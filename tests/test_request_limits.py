@@ -200,6 +200,7 @@ def test_a_body_may_take_the_grace_time_plus_a_second_per_min_rate():
     assert "STREAMSCOPE_BODY_TIMEOUT" in rules.too_slow()
 
 
+@pytest.mark.slow  # tracemalloc on 2 MB of JSON: seconds
 def test_a_payload_that_is_not_a_chunk_is_kept_as_its_text_not_parsed():
     # Parsed, a line of empty objects costs about 30 times its size; kept for the life of the
     # capture, a 50 MB upload held 1.5 GB. The payload keeps its JSON text instead.

@@ -12,6 +12,8 @@ from app.domain.assemble import assemble, plain
 from .helpers import corpus, feed_pieces, timeline
 from .sse_reference import incremental_decode, reference_decode
 
+pytestmark = pytest.mark.slow  # every split point of each capture: exhaustive (CI runs it)
+
 FILES = [
     "openai-gpt4o-tool-single.sse",
     "anthropic-compat-ping-data-event.sse",
