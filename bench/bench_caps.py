@@ -373,7 +373,7 @@ def scrub_rows(table: Table, quick: bool) -> None:
     scrubbing is linear (before issue 26, ``eyJ-`` cost 1.2 s at 40 KB and 38 s at 300 KB).
     The floor: one search of the same bytes for a literal they do not hold (a memchr pass),
     for scale."""
-    from app.captures.scrub import scrub
+    from app.captures.scrubbing import scrub
 
     never = re.compile(rb"\x01never")
     sizes = SCRUB_SIZES[:3] if quick else SCRUB_SIZES

@@ -78,7 +78,7 @@ import orjson  # noqa: E402
 with atheris.instrument_imports(include=["app"]):
     from app.captures import FORMAT_NAMES, Limits, read_capture
     from app.captures.export import to_jsonl, to_sse, to_timed
-    from app.captures.scrub import scrub  # noqa: F401 (instrumented here, used by scrub_views)
+    from app.captures.scrubbing import scrub  # noqa: F401 (instrumented here, used by scrub_views)
     from app.domain.summary import summarize
     from app.web.uploads import Importer
 

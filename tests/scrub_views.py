@@ -66,8 +66,8 @@ def scrub_findings(imp: Importer, data: bytes, fmt: str | None) -> list[str]:
     (``key:<view>``), stored bytes that a second scrub would change (``rescrub``), or fewer raw
     events read from what was stored than from what was sent (``lost``: the scrubber removes
     secrets, not data). An upload refused with a clear error breaks nothing."""
-    from app.captures.scrub import scrub
     from app.captures.scrub.rules import key_matches
+    from app.captures.scrubbing import scrub
 
     try:
         views = upload_views(imp, data, fmt)

@@ -426,7 +426,7 @@ def test_exports_of_an_eventstream_capture_read_back_the_same(kind):
 
 
 def test_scrubbing_writes_the_frames_again_around_what_it_removed():
-    from app.captures.scrub import scrub
+    from app.captures.scrubbing import scrub
 
     secret = "sk-proj-" + "A1b2C3d4" * 4
     data = (
@@ -446,7 +446,7 @@ def test_scrubbing_writes_the_frames_again_around_what_it_removed():
 
 
 def test_scrubbing_a_secret_in_a_header_or_a_damaged_frame():
-    from app.captures.scrub import scrub
+    from app.captures.scrubbing import scrub
 
     secret = "Bearer " + "abcdefgh" * 3
     headers = encode_header(":message-type", "error") + encode_header(":error-message", secret)

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from app.captures import read_capture
-from app.captures.scrub import scrub
+from app.captures.scrubbing import scrub
 from app.live.hub import Registry
 from app.live.redact import Redactor
 from app.proxy import headers

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.captures.scrub import scrub, sweep_pieces
+from app.captures.scrub import sweep_pieces
 from app.captures.scrub.redactions import Redactions
+from app.captures.scrubbing import scrub
 from app.captures.timed import TimedRecords, header_line, write_records
 from app.live.redact import OVERLONG, Redactor
 

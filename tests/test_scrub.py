@@ -12,7 +12,7 @@ import json
 import orjson
 import pytest
 
-from app.captures.scrub import scrub
+from app.captures.scrubbing import scrub
 from app.web.errors import BadRequest
 
 from .scrub_views import importer, memory_importer, scrub_findings, stored_count, upload_views

@@ -15,7 +15,8 @@ import pytest
 
 from app.captures.ingest import IngestError, ingest
 from app.captures.model import Limits
-from app.captures.scrub import Unscrubbable, scrub
+from app.captures.scrub import Unscrubbable
+from app.captures.scrubbing import scrub
 
 from .live_server import LiveServer
 from .rawhttp import exchange, head, stored_captures

@@ -21,9 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.captures.scrub import REDACTED, scrub, sweep
+from app.captures.scrub import REDACTED, sweep
 from app.captures.scrub.redactions import Redactions
 from app.captures.scrub.rules import key_matches
+from app.captures.scrubbing import scrub
 from app.web.logs import QUERY, _without_query
 
 from .adversarial import GROWTH, Growth, as_text, pumps, repeated, searched, worst_growth

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from app.captures import Capture, detect
-from app.captures.scrub import scrub, sweep, sweep_pieces
+from app.captures.scrub import sweep, sweep_pieces
 from app.captures.scrub.redactions import Redactions
 from app.captures.scrub.rules import (
     SECRET_COMPACT,
@@ -19,6 +19,7 @@ from app.captures.scrub.rules import (
     is_secret_header,
     is_secret_param,
 )
+from app.captures.scrubbing import scrub
 
 from .helpers import CAPTURES
 

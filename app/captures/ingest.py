@@ -20,7 +20,8 @@ from .formats import NAMES as FORMAT_NAMES
 from .formats import format_named
 from .model import Capture, Limits
 from .read import detect, gunzip, read_capture, readable
-from .scrub import Redactions, Unscrubbable, scrub
+from .scrub import Redactions, Unscrubbable
+from .scrubbing import scrub
 
 GZIP_MAGIC = b"\x1f\x8b"
 

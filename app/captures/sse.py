@@ -6,6 +6,7 @@ import re
 
 from ..domain.stream import Source, Stream
 from ..domain.timeline import SSEFeeder
+from .jsonl import read_json_body
 from .model import Capture, Limits
 
 _STATUS = re.compile(rb"HTTP/[0-9.]+ +(\d{3})[^\r\n]*")
@@ -43,8 +44,6 @@ def read_curl(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     body = data[pos:]
     origin = f"HTTP {status}" if status else "capture"
     if b"json" in content_type and not body.lstrip().startswith(b"data:"):
-        from .jsonl import read_json_body
-
         return read_json_body(Source(data), body, limits, origin=origin, line=line, byte=pos)
     return read_sse_body(Source(data), body, limits, origin=origin, line=line, byte=pos)
 

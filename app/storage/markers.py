@@ -16,15 +16,6 @@ import orjson
 from .base import CaptureRecord, token_matches
 
 MARKER_ID_BYTES = 6  # 8 URL-safe characters: unique within one capture's few markers
-MARKERS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS capture_markers (
-    capture_id TEXT NOT NULL REFERENCES captures(id) ON DELETE CASCADE,
-    id TEXT NOT NULL,
-    created DOUBLE PRECISION NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (capture_id, id)
-);
-"""
 
 
 class TooManyMarkers(Exception):

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .migrations import migrate
 from .sql import SQLStore
 
 
@@ -24,15 +25,18 @@ class PostgresStore(SQLStore):
     def _connect(self) -> Any:
         return self._psycopg.connect(self.url, autocommit=True)
 
-    def _create_schema(self, schema: str) -> None:
+    def _migrate(self) -> list[str]:
         db = self._db()
         with db.transaction():
-            # One creator at a time when several workers start together.
+            # One migrator at a time when several workers start together.
             db.execute("SELECT pg_advisory_xact_lock(7419)")
-            for statement in filter(str.strip, schema.split(";")):
-                db.execute(statement)
-            # A store made before dialects could be named.
-            db.execute("ALTER TABLE captures ADD COLUMN IF NOT EXISTS dialect TEXT")
+            return migrate(self, self.PLACEHOLDER)
+
+    def columns(self, table: str) -> set[str]:
+        rows = self._db().execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = %s", (table,)
+        )
+        return {row[0] for row in rows.fetchall()}
 
     @contextmanager
     def _transaction(self, db: Any) -> Iterator[Any]:

@@ -23,24 +23,6 @@ from .base import hash_token, new_id, new_token, token_matches
 
 ROOM_IDLE_S = 86400.0  # a room with no presenter action and no new viewer for a day is gone
 DEMO_PREFIX = "demos/"
-ROOMS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS rooms (
-    id TEXT PRIMARY KEY,
-    source TEXT NOT NULL,
-    capture_id TEXT REFERENCES captures(id) ON DELETE CASCADE,
-    key_hash TEXT NOT NULL,
-    client_hash TEXT NOT NULL,
-    created DOUBLE PRECISION NOT NULL,
-    touched DOUBLE PRECISION NOT NULL,
-    seq BIGINT NOT NULL DEFAULT 0,
-    action TEXT,
-    state TEXT,
-    state_at DOUBLE PRECISION
-);
-CREATE INDEX IF NOT EXISTS rooms_source ON rooms(source);
-CREATE INDEX IF NOT EXISTS rooms_client ON rooms(client_hash);
-CREATE INDEX IF NOT EXISTS rooms_touched ON rooms(touched);
-"""
 ROOM_COLUMNS = (
     "r.id, r.source, r.key_hash, r.created, r.touched, r.seq, r.action, r.state, r.state_at"
 )

@@ -1,4 +1,5 @@
-"""The capture store's SQL, shared by the SQLite and PostgreSQL backends.
+"""The capture store's SQL, shared by the SQLite and PostgreSQL backends (its schema:
+migrations.py).
 
 A backend gives a connection per thread, a transaction context and its dialect (placeholder,
 blob and JSON column types); everything else is here. Each write is one transaction, so a
@@ -20,35 +21,10 @@ from typing import Any
 import orjson
 
 from .base import CaptureRecord, NewCapture, hash_token, new_id, new_token, token_matches
-from .markers import MARKERS_SCHEMA, MarkerSQL
-from .rooms import ROOMS_SCHEMA, RoomsSQL
+from .markers import MarkerSQL
+from .rooms import RoomsSQL
 
 COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect"
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS captures (
-    id TEXT PRIMARY KEY,
-    title TEXT NOT NULL,
-    format TEXT NOT NULL,
-    created DOUBLE PRECISION NOT NULL,
-    size BIGINT NOT NULL,
-    streams INTEGER NOT NULL,
-    sha256 TEXT NOT NULL,
-    expires DOUBLE PRECISION,
-    delete_hash TEXT NOT NULL,
-    redacted TEXT NOT NULL,
-    compression TEXT,
-    source TEXT NOT NULL DEFAULT 'upload',
-    parts INTEGER NOT NULL DEFAULT 1,
-    dialect TEXT
-);
-CREATE TABLE IF NOT EXISTS capture_parts (
-    capture_id TEXT NOT NULL REFERENCES captures(id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    data {blob} NOT NULL,
-    PRIMARY KEY (capture_id, seq)
-);
-CREATE INDEX IF NOT EXISTS captures_expires ON captures(expires);
-"""
 
 
 class SQLStore(MarkerSQL, RoomsSQL):
@@ -61,7 +37,7 @@ class SQLStore(MarkerSQL, RoomsSQL):
         self._local = threading.local()
         self._connections: list[Any] = []
         self._lock = threading.Lock()
-        self._create_schema(SCHEMA.replace("{blob}", self.BLOB) + MARKERS_SCHEMA + ROOMS_SCHEMA)
+        self.migrated = self._migrate()  # what this open applied (migrations.py)
 
     # ------------------------------------------------------------------ backend hooks
     def _connect(self) -> Any:
@@ -70,7 +46,15 @@ class SQLStore(MarkerSQL, RoomsSQL):
     def _transaction(self, db: Any) -> AbstractContextManager[Any]:
         raise NotImplementedError
 
-    def _create_schema(self, schema: str) -> None:
+    def _migrate(self) -> list[str]:
+        """Bring the schema up to date (``migrations.migrate``), one migrator at a time."""
+        raise NotImplementedError
+
+    def execute(self, statement: str, parameters: tuple[Any, ...] = ()) -> Any:
+        """One statement on this thread's connection (a migration's step)."""
+        return self._db().execute(statement, parameters)
+
+    def columns(self, table: str) -> set[str]:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ plumbing

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .migrations import migrate
 from .sql import SQLStore
 
 
@@ -27,14 +28,12 @@ class SQLiteStore(SQLStore):
         db.execute("PRAGMA foreign_keys=ON")
         return db
 
-    def _create_schema(self, schema: str) -> None:
-        db = self._db()
-        db.executescript(schema)  # executescript manages its own transaction
-        columns = {row[1] for row in db.execute("PRAGMA table_info(captures)")}
-        if "parts" not in columns:  # a store made before parts were counted
-            db.execute("ALTER TABLE captures ADD COLUMN parts INTEGER NOT NULL DEFAULT 1")
-        if "dialect" not in columns:  # a store made before dialects could be named
-            db.execute("ALTER TABLE captures ADD COLUMN dialect TEXT")
+    def _migrate(self) -> list[str]:
+        with self._transaction(self._db()):  # BEGIN IMMEDIATE: one migrator at a time
+            return migrate(self, self.PLACEHOLDER)
+
+    def columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._db().execute(f"PRAGMA table_info({table})")}
 
     @contextmanager
     def _transaction(self, db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:

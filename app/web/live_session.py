@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..live.runconfig import RunConfigError
 from ..protocol import MAX_RAW_REQUEST, encode, whole_numbers
 from ..settings import Settings
 from .fanout import Follower, attach
@@ -34,8 +35,6 @@ class LiveViewing:
         raise NotImplementedError
 
     def _start(self, message: dict[str, Any]) -> None:
-        from ..live.service import RunConfigError
-
         assert self.live is not None
         try:
             started = self.live.start(message)

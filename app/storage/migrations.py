@@ -1,0 +1,139 @@
+"""The stores' schema as named, ordered migrations (simonw/llm's ``migrations.py`` habit):
+each one a function that changes the schema one step, applied once, in order, and recorded in
+``_migrations`` with when it was applied. A store made by any earlier version is brought up to
+date at open: its first migrations find their tables already there (``IF NOT EXISTS``) and a
+column already added is not added again, so the same list serves a new store and an old one.
+
+Adding a change of schema: one function at the end of ``MIGRATIONS``, never an edit of one
+already released. SQLite and PostgreSQL differ only where ``Schema`` says (the blob type, how
+a column's presence is read).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+
+class Schema(Protocol):
+    """What a migration may do to a store (sqlite.py, postgres.py)."""
+
+    BLOB: str
+
+    def execute(self, statement: str, parameters: tuple[Any, ...] = ()) -> Any: ...
+    def columns(self, table: str) -> set[str]: ...
+
+
+def m001_captures(schema: Schema) -> None:
+    """Captures, as first released: one row each, the bytes in parts."""
+    schema.execute(
+        """CREATE TABLE IF NOT EXISTS captures (
+            id TEXT PRIMARY KEY,
+            title TEXT NOT NULL,
+            format TEXT NOT NULL,
+            created DOUBLE PRECISION NOT NULL,
+            size BIGINT NOT NULL,
+            streams INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            expires DOUBLE PRECISION,
+            delete_hash TEXT NOT NULL,
+            redacted TEXT NOT NULL,
+            compression TEXT,
+            source TEXT NOT NULL DEFAULT 'upload'
+        )"""
+    )
+    schema.execute(
+        f"""CREATE TABLE IF NOT EXISTS capture_parts (
+            capture_id TEXT NOT NULL REFERENCES captures(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            data {schema.BLOB} NOT NULL,
+            PRIMARY KEY (capture_id, seq)
+        )"""
+    )
+    schema.execute("CREATE INDEX IF NOT EXISTS captures_expires ON captures(expires)")
+
+
+def m002_capture_parts_counted(schema: Schema) -> None:
+    """How many parts a capture's bytes are in (a recording grows by appending parts)."""
+    _add_column(schema, "captures", "parts", "INTEGER NOT NULL DEFAULT 1")
+
+
+def m003_capture_dialect(schema: Schema) -> None:
+    """The dialect the uploader named, when they named one."""
+    _add_column(schema, "captures", "dialect", "TEXT")
+
+
+def m004_markers(schema: Schema) -> None:
+    """Markers a capture's owner pins on its timeline (docs/teaching.md)."""
+    schema.execute(
+        """CREATE TABLE IF NOT EXISTS capture_markers (
+            capture_id TEXT NOT NULL REFERENCES captures(id) ON DELETE CASCADE,
+            id TEXT NOT NULL,
+            created DOUBLE PRECISION NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (capture_id, id)
+        )"""
+    )
+
+
+def m005_rooms(schema: Schema) -> None:
+    """Presenter rooms and the last state each presenter sent (docs/teaching.md)."""
+    schema.execute(
+        """CREATE TABLE IF NOT EXISTS rooms (
+            id TEXT PRIMARY KEY,
+            source TEXT NOT NULL,
+            capture_id TEXT REFERENCES captures(id) ON DELETE CASCADE,
+            key_hash TEXT NOT NULL,
+            client_hash TEXT NOT NULL,
+            created DOUBLE PRECISION NOT NULL,
+            touched DOUBLE PRECISION NOT NULL,
+            seq BIGINT NOT NULL DEFAULT 0,
+            action TEXT,
+            state TEXT,
+            state_at DOUBLE PRECISION
+        )"""
+    )
+    for name, column in (("source", "source"), ("client", "client_hash"), ("touched", "touched")):
+        schema.execute(f"CREATE INDEX IF NOT EXISTS rooms_{name} ON rooms({column})")
+
+
+MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
+    m001_captures,
+    m002_capture_parts_counted,
+    m003_capture_dialect,
+    m004_markers,
+    m005_rooms,
+)
+
+
+def _add_column(schema: Schema, table: str, column: str, definition: str) -> None:
+    """A column, unless a store made before migrations were recorded already has it."""
+    if column not in schema.columns(table):
+        schema.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+
+
+def applied(schema: Schema) -> list[str]:
+    """The names of the migrations this store has had, in the order they were applied."""
+    schema.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied DOUBLE PRECISION)"
+    )
+    rows = schema.execute("SELECT name FROM _migrations ORDER BY name").fetchall()
+    return [row[0] for row in rows]
+
+
+def migrate(schema: Schema, placeholder: str) -> list[str]:
+    """Apply what this store has not had yet, in order; the names applied now. The caller
+    holds the store's transaction (one migrator at a time)."""
+    done = set(applied(schema))
+    now = []
+    for migration in MIGRATIONS:
+        if migration.__name__ in done:
+            continue
+        migration(schema)
+        schema.execute(
+            f"INSERT INTO _migrations (name, applied) VALUES ({placeholder}, {placeholder})",
+            (migration.__name__, time.time()),
+        )
+        now.append(migration.__name__)
+    return now
