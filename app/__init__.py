@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+from .version import __version__
+
+__all__ = ["__version__", "create_app"]
 
 
 def create_app(config: dict[str, Any] | None = None) -> Any:

@@ -6,13 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__
 from .captures import FORMAT_NAMES, Limits
 from .captures.ingest import ingest
 from .captures.read import readable
 from .domain.collector import paused
 from .domain.dialects import NAMES as DIALECT_NAMES
 from .report import render, write_json
+from .version import __version__
 
 EXIT_OK = 0
 EXIT_NO_STREAM = 2

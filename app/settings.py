@@ -1,7 +1,7 @@
 """Settings: one frozen ``Settings`` object, its fields the settings table.
 
 Each field is one setting: its name, its default (whose type is the setting's) and what it is
-for; ``SETTINGS`` lists them for the README and the docs test. Every setting is read from a
+for (this module imports nothing of the application's); ``SETTINGS`` lists them for the README and the docs test. Every setting is read from a
 ``STREAMSCOPE_<NAME>`` variable; ``load(overrides)`` also takes overrides by name (lower case,
 without the prefix), which is how the command line sets the same names.
 """
@@ -17,9 +17,15 @@ from typing import Any, TypeVar
 
 from platformdirs import user_data_dir
 
-from .live.keys import DEFAULT as API_KEYS_DEFAULT
-
 T = TypeVar("T")
+# The key variables a live run may name, each with the one upstream it may go to (live/keys.py).
+API_KEYS_DEFAULT = (
+    "OPENAI_API_KEY=https://api.openai.com/v1,"
+    "OPENROUTER_API_KEY=https://openrouter.ai/api/v1,"
+    "GROQ_API_KEY=https://api.groq.com/openai/v1,"
+    "ANTHROPIC_API_KEY=https://api.anthropic.com,"
+    "GEMINI_API_KEY=https://generativelanguage.googleapis.com"
+)
 
 
 def setting(default: T, help: str) -> T:

@@ -10,7 +10,7 @@ never raises on bad input.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import orjson
@@ -21,12 +21,20 @@ from .jsontext import MAX_DEPTH, check_arguments, decode_lenient, deep_problem, 
 from .payloads import classify
 from .stream import Stream
 
+# Who reads a payload, by the registry's detection: (name, title), or None.
+Claimant = Callable[[str | None, dict[str, Any]], tuple[str, str] | None]
+
 
 class PayloadInterpreter:
     """One stream's payloads into events. Call ``finish()`` once at the end."""
 
     dialect: ClassVar[str | None] = None  # the registered name (docs/dialects.md)
     fast: ClassVar[FastPath | None] = None
+    # Given by the registry when it starts one (dialects/__init__.py ``start``), so that this
+    # module needs nothing of it: its dialect's title, and who else claims a payload
+    # (the registry's detection: the name and title of the dialect that reads it).
+    title_text: str = "an unknown dialect"
+    claimant: Claimant | None = None
 
     def __init__(self, stream: Stream) -> None:
         self.stream = stream
@@ -135,15 +143,13 @@ class PayloadInterpreter:
         another dialect would read it, the stream mixes dialects: said once per payload."""
         if isinstance(value, dict):
             category, summary = classify(value)
-            from .dialects import claimant  # the registry imports this module
-
-            other = claimant(raw.event, value)
-            if other is not None and other.name != self.dialect:
+            other = self.claimant(raw.event, value) if self.claimant is not None else None
+            if other is not None and other[0] != self.dialect:
                 self.note(
                     raw,
                     "mixed_dialects",
                     "warning",
-                    f"this payload is {other.title}, but the stream was read as "
+                    f"this payload is {other[1]}, but the stream was read as "
                     f"{self.title()}: a stream that mixes dialects; kept as a payload",
                 )
         else:
@@ -159,10 +165,7 @@ class PayloadInterpreter:
         return orjson.Fragment(self.text) if self.text is not None else value
 
     def title(self) -> str:
-        from .dialects import by_name
-
-        found = by_name(self.dialect) if self.dialect else None
-        return found.title if found else "an unknown dialect"
+        return self.title_text
 
     def error(self, raw: RawEvent, error: Any, code: Any = None) -> None:
         """An error reported inside the stream (the error object as sent, and its code when

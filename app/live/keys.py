@@ -15,13 +15,6 @@ import re
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
-DEFAULT = (
-    "OPENAI_API_KEY=https://api.openai.com/v1,"
-    "OPENROUTER_API_KEY=https://openrouter.ai/api/v1,"
-    "GROQ_API_KEY=https://api.groq.com/openai/v1,"
-    "ANTHROPIC_API_KEY=https://api.anthropic.com,"
-    "GEMINI_API_KEY=https://generativelanguage.googleapis.com"
-)
 VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 AMBIGUOUS = re.compile(r"[\\\s]|%2e|%2f|%5c", re.I)
 DEFAULT_PORTS = {"http": 80, "https": 443}

@@ -6,7 +6,7 @@ import time
 
 from flask import Blueprint, Response, jsonify
 
-from .. import __version__
+from ..version import __version__
 from .services import services
 
 ops = Blueprint("ops", __name__)

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
 from ..protocol import (
     MAX_RAW_REQUEST,
     VERSION,
@@ -22,6 +21,7 @@ from ..protocol import (
     whole_numbers,
 )
 from ..settings import Settings
+from ..version import __version__
 from ..wire import StreamEncoder
 from .errors import StreamscopeError
 from .frames import Prepared

@@ -52,9 +52,11 @@ def detect(event: str | None, value: dict[str, Any]) -> tuple[Dialect, str] | No
     return None
 
 
-def claimant(event: str | None, value: dict[str, Any]) -> Dialect | None:
+def claimant(event: str | None, value: dict[str, Any]) -> tuple[str, str] | None:
+    """The name and title of the dialect that reads this payload (an interpreter's
+    ``claimant``: interpret.py), or None."""
     found = detect(event, value)
-    return found[0] if found else None
+    return (found[0].name, found[0].title) if found else None
 
 
 Adopt = Callable[[PayloadInterpreter], None]
@@ -68,6 +70,7 @@ class Detecting(PayloadInterpreter):
     def __init__(self, stream: Stream, adopt: Adopt) -> None:
         super().__init__(stream)
         self._adopt = adopt
+        self.claimant = claimant
 
     def value(self, raw: RawEvent, value: Any) -> None:
         if isinstance(value, dict):
@@ -105,7 +108,9 @@ class Detecting(PayloadInterpreter):
 def start(stream: Stream, dialect: Dialect, reason: str) -> PayloadInterpreter:
     stream.dialect = dialect.name
     stream.dialect_reason = reason
-    return dialect.interpreter(stream)
+    interpreter = dialect.interpreter(stream)
+    interpreter.title_text, interpreter.claimant = dialect.title, claimant
+    return interpreter
 
 
 def interpreter_for(stream: Stream, name: str | None, adopt: Adopt) -> PayloadInterpreter:
