@@ -103,7 +103,7 @@ from kit.table import Table, fmt_mb, fmt_s  # noqa: E402
 from parse_more import interleaved  # noqa: E402
 
 from app.captures import read_capture  # noqa: E402
-from app.domain.assemble import assemble, plain  # noqa: E402
+from app.domain.dialects.chat.assemble import assemble, plain  # noqa: E402
 from app.domain.stream import Source  # noqa: E402
 from app.domain.timeline import SSEFeeder, TimelineBuilder  # noqa: E402
 

@@ -27,7 +27,8 @@ import parse_more
 from kit.report import header, parse_args
 from kit.table import Table, fmt_s, ratio
 
-from app.domain.dialects import anthropic_fast, ollama_fast
+from app.domain.dialects.anthropic import fast as anthropic_fast
+from app.domain.dialects.ollama import fast as ollama_fast
 from app.domain.fastpath import REFUSED
 
 # Streamscope's own one-step decoders (typed structures refusing any other shape).

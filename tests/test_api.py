@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from app.captures import read_capture
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .helpers import corpus
 from .live_server import ROOT, LiveServer

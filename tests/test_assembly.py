@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from app.captures import read_capture
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .helpers import corpus
 

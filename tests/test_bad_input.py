@@ -9,7 +9,7 @@ import tracemalloc
 import pytest
 
 from app.captures import Limits, read_capture
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .helpers import feed_pieces
 

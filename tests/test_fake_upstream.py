@@ -7,7 +7,7 @@ import pytest
 from openai import OpenAI
 
 from app.captures import read_capture
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .helpers import corpus
 

@@ -1,6 +1,6 @@
 """The fast paths read exactly what the full reading reads: every capture of chunk variations
 gives the same timeline (events, their JSON, raw events and their flags, diagnostics) with the
-fast paths as without them (chat_fast.py, and the SSE decoder's one-line events)."""
+fast paths as without them (app/domain/dialects/chat/fast.py, and the SSE decoder's one-line events)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.captures import read_capture
-from app.domain.dialects import DIALECTS, chat, chat_fast, chat_run, completions
+from app.domain.dialects import DIALECTS
+from app.domain.dialects.chat import fast as chat_fast
+from app.domain.dialects.chat import interpreter as chat
+from app.domain.dialects.chat import run as chat_run
+from app.domain.dialects.completions import interpreter as completions
 from app.domain.interpret import PayloadInterpreter
 from app.report import render_json
 

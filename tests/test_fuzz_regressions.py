@@ -106,7 +106,7 @@ def test_usage_that_is_not_an_object():
     ids=["in-old-list", "in-new-list"],
 )
 def test_delta_extra_list_items_with_an_unhashable_index(payloads):
-    # app/domain/assemble.py _merge_list: item["index"] used as a dict key.
+    # app/domain/dialects/chat/assemble.py _merge_list: item["index"] used as a dict key.
     check(sse(*payloads))
 
 
@@ -249,7 +249,7 @@ def test_subnormal_time_offsets():
     ids=["list", "object", "sse"],
 )
 def test_a_payload_type_that_is_not_a_string(data):
-    # app/domain/dialects/anthropic.py and cohere.py sniff: ``kind in TYPES`` with a list or
+    # app/domain/dialects/anthropic/interpreter.py and cohere.py sniff: ``kind in TYPES`` with a list or
     # an object raised TypeError (unhashable) from read_capture. Found by the scrub target of
     # bench/fuzz_readers.py, which uploads every input.
     check(data)

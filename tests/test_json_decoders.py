@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 import app.captures.jsonl as jsonl
 from app.captures import Limits, model, read_capture
 from app.captures.timed import end_line, header_line, read_line, response_line
-from app.domain.assemble import plain
 from app.domain.body import BodyFeeder
+from app.domain.dialects.chat.assemble import plain
 from app.domain.events import Diagnostic
 from app.domain.jsonarray import JSONArrayDecoder
 from app.domain.ndjson import JSONItem, NDJSONDecoder

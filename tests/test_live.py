@@ -11,7 +11,7 @@ import time
 import pytest
 
 from app.captures import read_capture
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .helpers import corpus
 from .live_server import LiveServer

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from app.captures import read_capture
-from app.domain.assemble import plain
+from app.domain.dialects.chat.assemble import plain
 from app.domain.summary import summarize
 
 from .dialects.common import DIALECT_CAPTURES

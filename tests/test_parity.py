@@ -13,7 +13,7 @@ from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
 from app.captures import read_capture
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .helpers import CAPTURES
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.captures import FORMAT_NAMES, read_capture
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .helpers import exercise, feed_pieces, timeline
 from .sse_reference import incremental_decode, reference_decode

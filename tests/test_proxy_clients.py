@@ -18,7 +18,7 @@ import openai
 import pytest
 
 from app.captures import read_capture
-from app.domain.assemble import plain
+from app.domain.dialects.chat.assemble import plain
 from app.domain.summary import summarize
 
 from .fake_dialects import FOREIGN_KEY

@@ -13,7 +13,7 @@ import pytest
 from app.captures import Limits, read_capture
 from app.captures.model import Capture
 from app.captures.timed import end_line, header_line, read_line, read_records, write_records
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 from app.domain.metrics import compute
 
 from .helpers import capture_timeline, corpus

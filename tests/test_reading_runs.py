@@ -1,5 +1,5 @@
 """What the fast reading of a whole body rests on (docs/performance.md): the collector pause,
-and orjson and msgspec writing the same values as the same bytes (chat_run.py slices logprob
+and orjson and msgspec writing the same values as the same bytes (app/domain/dialects/chat/run.py slices logprob
 entries out of a canonical payload on that ground)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from app.captures import read_capture
 from app.domain import collector
-from app.domain.dialects import chat_run
+from app.domain.dialects.chat import run as chat_run
 from app.domain.events import Logprobs
 
 from .test_fast_paths import FIRST, _decode, _decode_line_by_line, fast_paths_off, timeline
@@ -51,7 +51,7 @@ def _scored(entries: bytes, tail: bytes = b"}]}", opened: bytes = OPENED[0]) -> 
 def test_logprob_entries_are_kept_as_sent_by_every_reading(
     lists: list[list[bytes]], comma: bytes, tail: bytes, opened: bytes
 ) -> None:
-    """The run (chat_run.py), the one-step reading (chat_fast.py) and the full reading
+    """The run (app/domain/dialects/chat/run.py), the one-step reading (app/domain/dialects/chat/fast.py) and the full reading
     (chunks.py) keep a chunk's entries byte for byte as sent, whatever their spacing, number
     forms, escapes or keys sent twice; the whole timelines agree."""
     sent = [comma.join(entries) for entries in lists]

@@ -12,7 +12,7 @@ import pytest
 
 from app.captures import Limits, read_capture
 from app.captures.timed import header_line, read_line
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 from app.settings import load
 from app.web.bodies import BodyRules, Turns
 from app.web.errors import Busy

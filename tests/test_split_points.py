@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .helpers import corpus, feed_pieces, timeline
 from .sse_reference import incremental_decode, reference_decode

@@ -115,7 +115,7 @@ def test_the_export_popover_shows_alternatives_offline(offline, tmp_path):
     popover.wait_for(state="visible")
     assert popover.get_by_test_id("alternative").count() == 5
     streams = demo_streams("logprobs-top")
-    from app.domain.assemble import assemble, plain
+    from app.domain.dialects.chat.assemble import assemble, plain
 
     assert choice_texts(page) == [
         plain(assemble(streams[0].events))["choices"][0]["message"]["content"]

@@ -8,7 +8,7 @@ import json
 import urllib.request
 
 from app.demos import find
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .test_player import Schedule, choice_texts, demo_streams, play_to_end, wait_until
 

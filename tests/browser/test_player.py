@@ -12,7 +12,7 @@ import pytest
 
 from app.captures import read_capture
 from app.demos import find
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .. import helpers
 

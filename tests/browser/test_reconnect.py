@@ -11,7 +11,7 @@ import pytest
 
 from app.captures import read_capture
 from app.demos import find
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from ..fault_proxy import FaultProxy, Faults
 from ..live_server import LiveServer

@@ -6,7 +6,7 @@ import json
 import re
 
 from app.captures import read_capture
-from app.domain.assemble import assemble, plain
+from app.domain.dialects.chat.assemble import assemble, plain
 
 from .. import helpers
 from .conftest import watch

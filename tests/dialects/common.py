@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.captures import read_capture
-from app.domain.assemble import plain
+from app.domain.dialects.chat.assemble import plain
 from app.domain.summary import summarize
 
 DIALECT_CAPTURES = Path(__file__).resolve().parent.parent / "captures" / "dialects"

@@ -11,7 +11,7 @@ import pytest
 from botocore.eventstream import EventStreamBuffer
 
 from app.captures import read_capture
-from app.domain.assemble import plain
+from app.domain.dialects.chat.assemble import plain
 from app.domain.summary import summarize
 
 from ..eventstream_frames import frame, frames
@@ -281,8 +281,9 @@ def test_events_of_the_same_name_from_other_apis_are_not_bedrock():
 
 
 def test_every_event_the_interpreter_reads_is_one_it_recognises() -> None:
-    """The names boto3's ``{name: body}`` form is unwrapped by (bedrock_shapes.py) are the
+    """The names boto3's ``{name: body}`` form is unwrapped by (app/domain/dialects/bedrock/shapes.py) are the
     events the interpreter has a handler for (bedrock.py): one list kept in two modules."""
-    from app.domain.dialects import bedrock, bedrock_shapes
+    from app.domain.dialects.bedrock import interpreter as bedrock
+    from app.domain.dialects.bedrock import shapes as bedrock_shapes
 
     assert set(bedrock._HANDLERS) == set(bedrock_shapes._SHAPES)

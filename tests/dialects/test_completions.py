@@ -13,7 +13,7 @@ import openai
 import pytest
 
 from app.captures import read_capture
-from app.domain.assemble import plain
+from app.domain.dialects.chat.assemble import plain
 from app.domain.summary import summarize
 
 from .common import DIALECT_CAPTURES, captures, expected, summary

@@ -498,7 +498,7 @@ def test_every_truncation_reads_and_keeps_a_prefix_of_the_text(name):
 
 @pytest.mark.parametrize("fast", [True, False], ids=["fast path", "full reading"])
 def test_usage_repeated_with_every_chunk_keeps_one_copy_of_its_details(fast, monkeypatch):
-    from app.domain.dialects.gemini import GeminiInterpreter
+    from app.domain.dialects.gemini.interpreter import GeminiInterpreter
     from app.domain.events import Usage
 
     if not fast:

@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from app.captures import read_capture  # noqa: E402
-from app.domain.assemble import plain  # noqa: E402
+from app.domain.dialects.chat.assemble import plain  # noqa: E402
 from app.domain.summary import summarize  # noqa: E402
 
 

@@ -1,29 +1,32 @@
-"""The dialects Streamscope reads, one registered module each (docs/dialects.md).
+"""The dialects Streamscope reads, one package each (docs/dialects.md).
 
-``DIALECTS`` is the registry in detection order: a stream's dialect is the first whose
-``sniff`` recognises one of its payloads (payloads every dialect may send, such as pings and
-errors, decide nothing), unless the user names it. Adding a dialect is one module with its
-``Dialect`` record, one line here, its docs and its tests.
+``DIALECTS`` is the registry. A stream's dialect is the one surest that one of its payloads is
+its own: every dialect's ``sniff`` says how sure (``base.NAMED`` to ``GUESSED``) and why, and
+the surest wins whatever the order here (payloads every dialect may send, such as pings and
+errors, decide nothing), unless the user names it. Two equally sure, or none surer than a
+guess, is said in a diagnostic. Adding a dialect is one package with its ``Dialect`` record,
+one line here, its docs and its tests.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..events import RawEvent
 from ..fastpath import Item
 from ..interpret import PayloadInterpreter
 from ..stream import Stream
-from .anthropic import ANTHROPIC
-from .base import Dialect
-from .bedrock import BEDROCK
-from .chat import CHAT
-from .cohere import COHERE
-from .completions import COMPLETIONS
-from .gemini import GEMINI
-from .ollama import OLLAMA
-from .responses import RESPONSES
+from .anthropic.interpreter import ANTHROPIC
+from .base import SHAPED, Dialect
+from .bedrock.interpreter import BEDROCK
+from .chat.interpreter import CHAT
+from .cohere.interpreter import COHERE
+from .completions.interpreter import COMPLETIONS
+from .gemini.interpreter import GEMINI
+from .ollama.interpreter import OLLAMA
+from .responses.interpreter import RESPONSES
 
 DIALECTS: tuple[Dialect, ...] = (
     ANTHROPIC,
@@ -43,20 +46,34 @@ def by_name(name: str | None) -> Dialect | None:
     return _BY_NAME.get(name) if name else None
 
 
-def detect(event: str | None, value: dict[str, Any]) -> tuple[Dialect, str] | None:
-    """The first dialect that recognises this payload, and why."""
+@dataclass(frozen=True)
+class Detected:
+    dialect: Dialect
+    confidence: float
+    reason: str
+    tied: Dialect | None = None  # another dialect as sure (the first registered is read)
+
+
+def detect(event: str | None, value: dict[str, Any]) -> Detected | None:
+    """The dialect surest that this payload is its own, how sure and why; None when none is."""
+    best: Detected | None = None
     for dialect in DIALECTS:
-        reason = dialect.sniff(event, value)
-        if reason is not None:
-            return dialect, reason
-    return None
+        sniffed = dialect.sniff(event, value)
+        if sniffed is None:
+            continue
+        confidence, reason = sniffed
+        if best is None or confidence > best.confidence:
+            best = Detected(dialect, confidence, reason)
+        elif confidence == best.confidence and best.tied is None:
+            best = Detected(best.dialect, confidence, best.reason, tied=dialect)
+    return best
 
 
 def claimant(event: str | None, value: dict[str, Any]) -> tuple[str, str] | None:
     """The name and title of the dialect that reads this payload (an interpreter's
     ``claimant``: interpret.py), or None."""
     found = detect(event, value)
-    return (found[0].name, found[0].title) if found else None
+    return (found.dialect.name, found.dialect.title) if found else None
 
 
 Adopt = Callable[[PayloadInterpreter], None]
@@ -76,8 +93,8 @@ class Detecting(PayloadInterpreter):
         if isinstance(value, dict):
             found = detect(raw.event, value)
             if found is not None:
-                dialect, reason = found
-                chosen = start(self.stream, dialect, f"{reason}, line {raw.line}")
+                chosen = start(self.stream, found.dialect, f"{found.reason}, line {raw.line}")
+                self._say_doubt(raw, found, chosen)
                 chosen.done, chosen.errored, chosen.text = self.done, self.errored, self.text
                 self._adopt(chosen)
                 chosen.value(raw, value)
@@ -89,6 +106,26 @@ class Detecting(PayloadInterpreter):
             self.error(raw, value)
             return
         self.other(raw, value)
+
+    @staticmethod
+    def _say_doubt(raw: RawEvent, found: Detected, chosen: PayloadInterpreter) -> None:
+        """Two dialects as sure, or a guess: said where the dialect was chosen."""
+        title = found.dialect.title
+        if found.tied is not None:
+            chosen.note(
+                raw,
+                "dialect_tie",
+                "warning",
+                f"this payload reads as {title} and as {found.tied.title} alike; read as "
+                f"{title} (name the dialect to choose)",
+            )
+        elif found.confidence < SHAPED:
+            chosen.note(
+                raw,
+                "dialect_guessed",
+                "info",
+                f"read as {title} from {found.reason} only; name the dialect if that is wrong",
+            )
 
     def run(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
         """One payload at a time: the one that names the dialect hands the stream over."""

@@ -3,7 +3,7 @@
 A dialect says how to recognise its payloads (``sniff``), how a payload becomes timeline
 events (``interpreter``), how the timeline folds into the API's own final object, exactly as
 its official SDK assembles it (``assemble``), and where its usage counters are (``usage``: data,
-not code). The registry (``__init__.py``) lists every record in detection order.
+not code). The registry (``__init__.py``) lists every record; detection asks them all.
 """
 
 from __future__ import annotations
@@ -15,7 +15,14 @@ from typing import Any
 from ..events import Event
 from ..interpret import PayloadInterpreter
 
-Sniff = Callable[[str | None, dict[str, Any]], str | None]
+# How sure a dialect is that a payload is its own (docs/dialects.md, "Detection"): every
+# dialect is asked, and the surest wins, whatever the order they are registered in.
+NAMED = 1.0  # the payload names the dialect: a type or object value only it sends
+SPECIFIC = 0.8  # a shape only it has
+SHAPED = 0.6  # fields that fit it, which another dialect's payload could also have
+GUESSED = 0.3  # a field too common to say much: read so, with a diagnostic
+Sniffed = tuple[float, str]  # the confidence, and why (e.g. "type message_start")
+Sniff = Callable[[str | None, dict[str, Any]], Sniffed | None]
 Assemble = Callable[[list[Event]], dict[str, Any]]
 Counts = dict[str, int | None]
 FinalUsage = Callable[[dict[str, Any]], Any]

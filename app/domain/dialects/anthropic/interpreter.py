@@ -1,0 +1,259 @@
+"""Anthropic Messages streams (docs/dialects.md, "Anthropic Messages").
+
+SSE events whose ``type`` repeats the event name: ``message_start`` (the message with empty
+content and its first usage), ``content_block_start`` / ``_delta`` / ``_stop`` by block
+``index`` (text, thinking with its signature, redacted thinking, tool use, server tool use and
+its result blocks, MCP tool use, compaction), ``message_delta`` (stop reason and CUMULATIVE
+usage), ``message_stop``, ``ping`` anywhere, and ``error`` mid-stream (``overloaded_error``).
+Tool input arrives as ``partial_json`` text fragments (an empty fragment is real); it is
+checked as JSON when its block stops.
+
+The final object (``app/domain/dialects/anthropic/final.py``) is the ``message`` the official SDK's accumulator
+builds, with two corrections where that accumulator is wrong (docs/dialects.md): MCP tool
+input and compaction summaries are accumulated, as the SDK's beta accumulator does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TypeGuard
+
+from ...events import (
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    Citation,
+    Done,
+    Extra,
+    Finish,
+    Meta,
+    Payload,
+    RawEvent,
+    ReasoningDelta,
+    Signature,
+    TextDelta,
+    ToolCallArgs,
+    ToolCallStart,
+    Usage,
+)
+from ...interpret import PayloadInterpreter
+from ...shapes import as_object
+from ...stream import Stream
+from ..base import NAMED, Dialect, Sniffed, UsageFields
+from .fast import FAST
+from .final import assemble
+
+NAME = "anthropic-messages"
+TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    }
+)
+TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+MESSAGE_DELTA_EXTRAS = ("stop_sequence", "stop_details", "container")
+
+
+@dataclass
+class _Block:
+    index: int
+    type: str
+    call: int | None = None
+    call_id: str | None = None
+    name: str | None = None
+    parts: list[str] = field(default_factory=list)
+    stopped: bool = False
+
+
+class AnthropicInterpreter(PayloadInterpreter):
+    """``blocks`` (the content blocks by index) is read by the fast path too."""
+
+    dialect = NAME
+    fast = FAST  # app/domain/dialects/anthropic/fast.py
+
+    def __init__(self, stream: Stream) -> None:
+        super().__init__(stream)
+        self.blocks: dict[int, _Block] = {}
+        self._calls = 0
+        self._started = False
+
+    def value(self, raw: RawEvent, value: Any) -> None:
+        if not isinstance(value, dict):
+            self.other(raw, value)
+            return
+        kind = value.get("type")
+        if kind == "error" or raw.event == "error":
+            error = value.get("error", value)
+            self.error(raw, error, code=error.get("type") if isinstance(error, dict) else None)
+            return
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is not None:
+            handler(self, raw, value)
+        elif kind == "ping":
+            self.add(
+                Payload(category="ping", summary="keep-alive ping event", value=self.kept(value)),
+                raw,
+            )
+        else:
+            self.other(raw, value)
+
+    def close(self) -> None:
+        for index, block in sorted(self.blocks.items()):
+            if not block.stopped:
+                self._end_tool(None, block)
+                self.note(None, "block_not_stopped", "warning", f"block {index} never stopped")
+        if not self.done and not self.errored and self._started:
+            self.note(None, "missing_message_stop", "info", "the stream ended without message_stop")
+
+    # ------------------------------------------------------------------ events
+    def _message_start(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        message = value.get("message")
+        if not isinstance(message, dict):
+            self.note(raw, "message_not_object", "error", "message_start without a message")
+            return
+        self._started = True
+        fields = {k: v for k, v in message.items() if k not in ("content", "usage")}
+        self.add(Meta(fields=fields), raw)
+        if isinstance(message.get("usage"), dict):
+            self.add(Usage(usage=message["usage"], source="message_start"), raw)
+
+    def _block_start(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        index, block = value.get("index"), value.get("content_block")
+        if not _is_index(index) or not isinstance(block, dict):
+            self.note(raw, "block_shape", "error", "content_block_start without index and block")
+            return
+        kind = str(block.get("type"))
+        state = self.blocks[index] = _Block(index, kind)
+        self.add(BlockStart(choice=0, block=index, type=kind, value=block), raw)
+        if kind in TOOL_BLOCKS:
+            state.call, state.call_id, state.name = self._calls, block.get("id"), block.get("name")
+            self._calls += 1
+            start = ToolCallStart(
+                choice=0, call=state.call, index=index, id=state.call_id, name=state.name, type=kind
+            )
+            self.add(start, raw)
+        elif kind == "text" and block.get("text"):
+            self._text(raw, index, str(block["text"]))
+        elif kind == "thinking" and block.get("thinking"):
+            self._thinking(raw, index, str(block["thinking"]))
+
+    def _block_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        found, delta = value.get("index"), value.get("delta")
+        state = self.blocks.get(found) if _is_index(found) else None
+        if state is None or not isinstance(delta, dict):
+            self.note(raw, "block_unknown", "error", f"a delta for block {found!r}, never started")
+            return
+        index = state.index
+        kind = delta.get("type")
+        if kind == "text_delta" and isinstance(delta.get("text"), str):
+            self._text(raw, index, delta["text"])
+        elif kind == "thinking_delta" and isinstance(delta.get("thinking"), str):
+            self._thinking(raw, index, delta["thinking"])
+        elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
+            self._input(raw, state, delta["partial_json"])
+        elif kind == "signature_delta" and isinstance(delta.get("signature"), str):
+            self.add(Signature(choice=0, block=index, signature=delta["signature"]), raw)
+        elif kind == "citations_delta" and "citation" in delta:
+            self.add(Citation(choice=0, block=index, value=delta["citation"]), raw)
+        elif kind == "compaction_delta" and isinstance(delta.get("content"), str):
+            self.add(BlockDelta(choice=0, block=index, field="content", text=delta["content"]), raw)
+        else:
+            self.note(raw, "unknown_delta", "info", f"a delta of type {kind!r}; kept as an extra")
+            self.add(Extra(scope="delta", choice=0, fields={"delta": delta}), raw)
+
+    def _block_stop(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        found = value.get("index")
+        state = self.blocks.get(found) if _is_index(found) else None
+        if state is None:
+            self.note(raw, "block_unknown", "error", f"block {found!r} stops but never started")
+            return
+        state.stopped = True
+        self._end_tool(raw, state)
+        self.add(BlockStop(choice=0, block=state.index), raw)
+
+    def _message_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        delta = as_object(value.get("delta"))
+        extras = {k: delta[k] for k in MESSAGE_DELTA_EXTRAS if k in delta}
+        if extras:
+            self.add(Extra(scope="chunk", choice=None, fields=extras), raw)
+        if delta.get("stop_reason") is not None:
+            self.add(Finish(choice=0, reason=str(delta["stop_reason"])), raw)
+        if isinstance(value.get("usage"), dict):
+            self.add(Usage(usage=value["usage"], source="message_delta"), raw)
+
+    def _message_stop(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        self.done = True
+        self.add(Done(), raw)
+
+    # ------------------------------------------------------------------ helpers
+    def _text(self, raw: RawEvent, index: int, text: str) -> None:
+        raw.choices = raw.output = True
+        self.add(TextDelta(choice=0, text=text, block=index), raw)
+
+    def _thinking(self, raw: RawEvent, index: int, text: str) -> None:
+        raw.choices = raw.reasoning = True
+        self.add(ReasoningDelta(choice=0, text=text, field="thinking", block=index), raw)
+
+    def _input(self, raw: RawEvent, state: _Block, fragment: str) -> None:
+        if state.call is None:
+            self.note(raw, "input_not_tool", "warning", f"tool input for a {state.type} block")
+            return
+        raw.choices = raw.output = True
+        state.parts.append(fragment)
+        self.add(ToolCallArgs(choice=0, call=state.call, text=fragment), raw)
+
+    def _end_tool(self, raw: RawEvent | None, state: _Block) -> None:
+        if state.call is None:
+            return
+        self.end_call(
+            raw,
+            choice=0,
+            call=state.call,
+            call_id=state.call_id,
+            name=state.name,
+            arguments="".join(state.parts),
+        )
+        state.call = None  # ended once
+
+
+_HANDLERS = {
+    "message_start": AnthropicInterpreter._message_start,
+    "content_block_start": AnthropicInterpreter._block_start,
+    "content_block_delta": AnthropicInterpreter._block_delta,
+    "content_block_stop": AnthropicInterpreter._block_stop,
+    "message_delta": AnthropicInterpreter._message_delta,
+    "message_stop": AnthropicInterpreter._message_stop,
+}
+
+
+def _is_index(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+# ---------------------------------------------------------------------- registration
+def sniff(event: str | None, value: dict[str, Any]) -> Sniffed | None:
+    kind = value.get("type")
+    if isinstance(kind, str) and kind in TYPES:  # a list or an object cannot be looked up
+        return NAMED, f"type {kind}"
+    return None
+
+
+ANTHROPIC = Dialect(
+    name=NAME,
+    title="Anthropic Messages",
+    interpreter=AnthropicInterpreter,
+    sniff=sniff,
+    assemble=assemble,
+    usage=UsageFields("usage", "input_tokens", "output_tokens", cached="cache_read_input_tokens"),
+    usage_help={
+        "input_tokens": "prompt tokens not read from or written to the cache",
+        "cache_creation_input_tokens": "prompt tokens written to the cache",
+        "cache_read_input_tokens": "prompt tokens read from the cache",
+        "output_tokens": "tokens generated (cumulative in message_delta)",
+        "server_tool_use": "server tool calls made (web searches, ...)",
+    },
+)
