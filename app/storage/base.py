@@ -121,4 +121,10 @@ class CaptureStore(Protocol):
     def delete_marker(self, capture_id: str, token: str | None, marker_id: str) -> bool:
         """Remove one marker if the token is right; False when absent."""
 
+    def document_digest(self, capture_id: str, version: str) -> str | None:
+        """The digest of the capture's timeline document at this version, when one was built."""
+
+    def remember_document(self, capture_id: str, version: str, digest: str) -> None:
+        """Keep the digest of a document built for this capture (storage/documents.py)."""
+
     def close(self) -> None: ...

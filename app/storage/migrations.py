@@ -98,12 +98,25 @@ def m005_rooms(schema: Schema) -> None:
         schema.execute(f"CREATE INDEX IF NOT EXISTS rooms_{name} ON rooms({column})")
 
 
+def m006_capture_documents(schema: Schema) -> None:
+    """The digest of each version of a capture's timeline document (documents.py)."""
+    schema.execute(
+        """CREATE TABLE IF NOT EXISTS capture_documents (
+            capture_id TEXT NOT NULL REFERENCES captures(id) ON DELETE CASCADE,
+            version TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            PRIMARY KEY (capture_id, version)
+        )"""
+    )
+
+
 MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m001_captures,
     m002_capture_parts_counted,
     m003_capture_dialect,
     m004_markers,
     m005_rooms,
+    m006_capture_documents,
 )
 
 

@@ -21,13 +21,14 @@ from typing import Any
 import orjson
 
 from .base import CaptureRecord, NewCapture, hash_token, new_id, new_token, token_matches
+from .documents import DocumentsSQL
 from .markers import MarkerSQL
 from .rooms import RoomsSQL
 
 COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect"
 
 
-class SQLStore(MarkerSQL, RoomsSQL):
+class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
     """Subclasses provide ``_connect()``, ``_transaction(db)``, ``PLACEHOLDER`` and ``BLOB``."""
 
     PLACEHOLDER = "?"

@@ -14,8 +14,8 @@ from .exports import EXPORTS, export, suffix_of
 from .results import Out
 from .sending import heavy, matches, send
 from .services import services
-from .timeline import stored_subject, timeline_url
-from .uploads import Importer, stream_summaries
+from .timeline import document_digest, stored_subject, timeline_url
+from .uploads import Importer, summaries_of
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -70,6 +70,9 @@ def upload() -> tuple[Response, int]:
             dialect=arg("dialect"),
         )
     record, capture = imported.record, imported.capture
+    loaded = services().sources.stored(record.id)  # cached as it was read: no parse
+    # Its document, built now and its digest kept with it: opening its page builds nothing.
+    document_digest(stored_subject(record.id), _settings())
     body = {
         "id": record.id,
         "url": url_for("pages.capture", capture_id=record.id, _external=True),
@@ -78,7 +81,7 @@ def upload() -> tuple[Response, int]:
         "format": record.format,
         "compression": record.compression,
         "expires": record.expires,
-        "streams": stream_summaries(capture, _settings().stall_ms),
+        "streams": summaries_of(loaded, _settings().stall_ms),
         "redacted": record.redacted,
         "diagnostics": [diagnostic_json(d) for d in capture.all_diagnostics],
     }
@@ -95,7 +98,7 @@ def metadata(capture_id: str) -> Response:
     body = record.public()
     body["url"] = url_for("pages.capture", capture_id=record.id, _external=True)
     body["stream_count"] = body.pop("streams")
-    body["streams"] = stream_summaries(loaded.capture, _settings().stall_ms)
+    body["streams"] = summaries_of(loaded, _settings().stall_ms)
     body["downloads"] = {
         kind: url_for("api.download", capture_id=record.id, kind=kind, _external=True)
         for kind in EXPORTS

@@ -12,7 +12,7 @@ from ..domain.dialects import DIALECTS
 from .errors import NotFound, StreamscopeError
 from .sending import heavy
 from .services import services
-from .timeline import stored_subject, timeline_document
+from .timeline import document_digest, stored_subject
 
 pages = Blueprint("pages", __name__)
 THEMES = ("light", "dark", "contrast")
@@ -101,13 +101,11 @@ def _http_replay(capture_id: str) -> dict[str, str]:
     document"). Empty for a live recording still growing, which the page follows over the
     websocket, and for one that cannot be read here (the websocket then says why)."""
     try:
-        doc = timeline_document(stored_subject(capture_id), services().settings)
-        doc.close()
+        version = document_digest(stored_subject(capture_id), services().settings)
     except StreamscopeError:
         return {}
-    if not doc.finished:
+    if version is None:
         return {}
-    version = doc.digest
     return {
         "timeline_url": url_for("documents.capture_timeline", capture_id=capture_id, v=version),
         "raw_url": url_for("raw_pages.capture_raw", capture_id=capture_id, v=version),

@@ -18,7 +18,7 @@ from .codings import SUFFIX, compress, negotiate
 from .errors import BadRequest
 from .sending import heavy, matches, send
 from .services import services
-from .timeline import cache_control, stored_subject, timeline_document
+from .timeline import cache_control, document_digest, stored_subject
 
 raw_pages = Blueprint("raw_pages", __name__, url_prefix="/api")
 
@@ -51,14 +51,11 @@ def capture_raw(capture_id: str) -> Response:
     items = StreamEncoder(streams[stream]).raw_items(start, count)
     body = encode("raw", stream=stream, start=start, items=items).encode()
     digest = hashlib.sha256(body).hexdigest()
-    doc = timeline_document(stored_subject(capture_id), services().settings)
-    doc.close()
+    cache = cache_control(document_digest(stored_subject(capture_id), services().settings))
     # Compressed per request: a page is small, and a proxy in front may keep it (docs/deploy.md).
     coding = negotiate(request.accept_encodings)
     etag = f'"{digest}{SUFFIX[coding] if coding else ""}"'
     if matches(request.headers.get("If-None-Match"), etag):
-        return send(None, 0, etag, cache_control(doc), "application/json", vary=True)
+        return send(None, 0, etag, cache, "application/json", vary=True)
     packed = compress(body, coding) if coding else body
-    return send(
-        packed, len(packed), etag, cache_control(doc), "application/json", coding=coding, vary=True
-    )
+    return send(packed, len(packed), etag, cache, "application/json", coding=coding, vary=True)

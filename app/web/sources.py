@@ -28,6 +28,7 @@ class Loaded:
     info: dict[str, Any]
     version: Any = None  # what the cached copy was read from (stored captures: size, title)
     encoded: Any = None  # its replay messages, once a viewer has encoded them (replay.py)
+    summaries: Any = None  # its streams' summaries, once asked for (uploads.py)
     recorded_live: bool = False  # a live run's or proxied call's recording (it grows until its end)
     size: int = 0  # bytes it was read from
     lock: threading.Lock = field(default_factory=threading.Lock)

@@ -150,6 +150,8 @@ class Subject:
     version: str
     load: Callable[[], Loaded]
     may_grow: bool  # a live recording or a proxied call's: read to know whether it has ended
+    known: Callable[[str], str | None] = lambda version: None  # a digest kept with the capture
+    keep: Callable[[str, str], None] = lambda version, digest: None  # keep one
 
     def growing(self) -> Loaded | None:
         """The capture, read, if it is still growing (its results are built each time)."""
@@ -170,6 +172,8 @@ def stored_subject(capture_id: str) -> Subject:
         f"{record.size}|{record.title}|{record.sha256}",
         lambda: found.sources.stored(capture_id),
         record.source in RECORDED_KINDS,
+        lambda version: found.store.document_digest(capture_id, version),
+        lambda version, digest: found.store.remember_document(capture_id, version, digest),
     )
 
 
@@ -212,28 +216,37 @@ def timeline_document(
         write_document(subject.load(), settings, out, raw=raw)
 
     kept = services().results.get(subject.owner, kind, version, build)
+    if not raw:
+        subject.keep(version, kept.digest)  # the page reads it there (storage/documents.py)
     return TimelineDocument(kept.digest, True, kept, None, subject.owner, kind, version)
 
 
-def document_digest(subject: Subject, settings: Settings) -> str:
-    """The version of the document (the page's ``?v=``)."""
+def document_digest(subject: Subject, settings: Settings) -> str | None:
+    """The version of a capture's document that cannot grow (the page's ``?v=``), as kept
+    with the capture, else from the document (built if need be); None while it grows."""
+    if subject.growing() is not None:
+        return None
+    known = subject.known(_version(subject, settings))
+    if known is not None:
+        return known
     doc = timeline_document(subject, settings)
     doc.close()
     return doc.digest
 
 
-def cache_control(doc: TimelineDocument) -> str:
-    """Immutable only at the URL naming the current version of a capture that cannot grow."""
-    if not doc.finished:
+def cache_control(digest: str | None) -> str:
+    """Immutable only at the URL naming the current version (``digest``) of a capture that
+    cannot grow (None: it may still grow)."""
+    if digest is None:
         return GROWING
-    return IMMUTABLE if request.args.get("v") == doc.digest else REVALIDATE
+    return IMMUTABLE if request.args.get("v") == digest else REVALIDATE
 
 
 def serve(subject: Subject) -> Response:
     doc = timeline_document(subject, services().settings, raw=request.args.get("raw") == "1")
     coding = negotiate(request.accept_encodings)
     etag = doc.etag(coding)
-    cache = cache_control(doc)
+    cache = cache_control(doc.digest if doc.finished else None)
     if matches(request.headers.get("If-None-Match"), etag):
         doc.close()
         return send(None, 0, etag, cache, "application/json", vary=True)
@@ -243,7 +256,10 @@ def serve(subject: Subject) -> Response:
 
 def timeline_url(capture_id: str) -> str:
     """The URL of the capture's current document version (immutable once finished)."""
-    digest = document_digest(stored_subject(capture_id), services().settings)
+    subject = stored_subject(capture_id)
+    digest = document_digest(subject, services().settings)
+    if digest is None:  # still growing: the bare URL, revalidated each time
+        return url_for("documents.capture_timeline", capture_id=capture_id)
     return url_for("documents.capture_timeline", capture_id=capture_id, v=digest)
 
 

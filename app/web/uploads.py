@@ -23,6 +23,7 @@ from ..domain.summary import dialect_of, identity, summarize
 from ..storage import CaptureRecord, CaptureStore, NewCapture
 from ..storage.base import EXPIRY
 from .errors import BadRequest, Busy, PayloadTooLarge
+from .sources import Loaded
 
 WAIT_FOR_SLOT = 5.0
 MAX_TITLE = 200
@@ -102,6 +103,16 @@ def _title(title: str | None, name: str | None, capture: Capture, redactions: Re
         if candidate and candidate.strip():
             return sweep_str(candidate.strip()[:MAX_TITLE], redactions)
     return f"{capture.format} capture, {len(capture.streams)} stream{'s' if len(capture.streams) != 1 else ''}"
+
+
+def summaries_of(loaded: Loaded, stall_ms: float) -> list[dict[str, Any]]:
+    """The capture's stream summaries, made once and kept with it (the upload's answer and
+    every ``GET /api/captures/<id>`` after it)."""
+    with loaded.lock:
+        if loaded.summaries is None:
+            loaded.summaries = stream_summaries(loaded.capture, stall_ms)
+        found: list[dict[str, Any]] = loaded.summaries
+        return found
 
 
 def stream_summaries(capture: Capture, stall_ms: float) -> list[dict[str, Any]]:
