@@ -51,7 +51,10 @@ STATUS_STATES: tuple[str, ...] = (
     "fallback",
     "live",
 )
-MAX_RAW_REQUEST = 500
+# A ``raw_meta`` message's columns, one value per raw event in each (wire.py writes them).
+RAW_COLUMNS: tuple[str, ...] = ("t", "line", "kind", "choices", "event")
+MAX_RAW_REQUEST = 500  # raw texts in one ``raw`` message: asked for, sent, or in a document
+UNTIMED_PACE_MS = 40.0  # a stream without timing plays one raw event every this many ms
 
 
 class ProtocolError(ValueError):

@@ -17,7 +17,7 @@ import orjson
 from .domain.events import Diagnostic, Event
 from .domain.stream import Stream
 from .domain.summary import diagnostic_json, dialect_of, summarize
-from .protocol import encode, encode_bytes
+from .protocol import RAW_COLUMNS, encode, encode_bytes
 
 RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
 BATCH_BYTES = 512 * 1024
@@ -83,16 +83,15 @@ class StreamEncoder:
         """Raw events ``[start, end)`` as columns: time, line, kind, whether they carried
         output (``choices``), and their event name (an SSE ``event:`` or a frame's type)."""
         raws = self.stream.raw[start:end]
-        return encode(
-            "raw_meta",
-            stream=self.stream.index,
-            start=start,
-            t=[r.t for r in raws],
-            line=[r.line for r in raws],
-            kind=[RAW_KINDS[r.kind] for r in raws],
-            choices=[1 if r.choices else 0 for r in raws],
-            event=[r.event for r in raws],
+        values = (  # in the order of the protocol's RAW_COLUMNS
+            [r.t for r in raws],
+            [r.line for r in raws],
+            [RAW_KINDS[r.kind] for r in raws],
+            [1 if r.choices else 0 for r in raws],
+            [r.event for r in raws],
         )
+        columns = dict(zip(RAW_COLUMNS, values, strict=True))
+        return encode("raw_meta", stream=self.stream.index, start=start, **columns)
 
     def events(self, start: int, end: int | None = None) -> Iterator[str]:
         """Events ``[start, end)`` in batches of at most ``max_events`` and about

@@ -31,9 +31,16 @@ def doc_section(title: str) -> str:
 def test_js_mirror_matches_python():
     assert js_list("SERVER_MESSAGES") == list(protocol.SERVER_MESSAGES)
     assert js_list("CLIENT_MESSAGES") == list(protocol.CLIENT_MESSAGES)
+    assert js_list("RAW_COLUMNS") == list(protocol.RAW_COLUMNS)
     assert re.search(r"export const VERSION = (\d+);", JS).group(1) == str(protocol.VERSION)
     assert "streamscope.v${VERSION}" in JS
     assert f"streamscope.v{protocol.VERSION}" == protocol.SUBPROTOCOL
+    for name in ("MAX_RAW_REQUEST", "UNTIMED_PACE_MS"):  # said once each side (issue 27)
+        found = re.search(rf"export const {name} = ([0-9.]+);", JS)
+        assert found and float(found.group(1)) == float(getattr(protocol, name)), name
+    from app.settings import DEFAULTS
+
+    assert DEFAULTS["untimed_pace_ms"] == protocol.UNTIMED_PACE_MS  # the setting's default
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import orjson
 
-from ..protocol import encode
+from ..protocol import RAW_COLUMNS, encode
 from ..wire import BATCH_BYTES
 from .followed import Piece
 
@@ -21,9 +21,6 @@ def kind_of(text: str) -> str:
     if not text.startswith('{"type":"'):
         return ""
     return text[9 : text.find('"', 9)]
-
-
-RAW_COLUMNS = ("t", "line", "kind", "choices", "event")
 
 
 def merged_raw(texts: list[str]) -> Iterator[str]:

@@ -25,7 +25,7 @@ from ..captures.model import Capture
 from ..domain.body import BodyFeeder
 from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
-from ..protocol import encode
+from ..protocol import UNTIMED_PACE_MS, encode
 from ..wire import StreamEncoder, capture_message
 from .followed import Piece
 from .recorder import Recorder, settle_end
@@ -209,7 +209,7 @@ class LiveRun:
                 compression=None,
                 streams=[self.stream],
                 diagnostics=[],
-                pace_ms=40.0,
+                pace_ms=UNTIMED_PACE_MS,
                 stall_ms=self.stall_ms,
                 live=True,
             )

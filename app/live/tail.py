@@ -17,7 +17,7 @@ from ..captures.timed import read_records
 from ..domain.body import BodyFeeder
 from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
-from ..protocol import encode
+from ..protocol import UNTIMED_PACE_MS, encode
 from ..storage import CaptureStore
 from ..wire import StreamEncoder, capture_message
 from .hub import stored_origin, stored_request
@@ -108,7 +108,7 @@ class StoredTail:
             compression=None,
             streams=[stream],
             diagnostics=[],
-            pace_ms=40.0,
+            pace_ms=UNTIMED_PACE_MS,
             stall_ms=self.stall_ms,
             live=True,
         )

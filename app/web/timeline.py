@@ -31,7 +31,7 @@ from flask import Blueprint, Response, request, url_for
 
 from ..demos import find as find_demo
 from ..live.recorder import RECORDED_KINDS
-from ..protocol import VERSION, encode
+from ..protocol import MAX_RAW_REQUEST, VERSION, encode
 from ..settings import Settings
 from ..wire import StreamEncoder
 from .codings import SUFFIX, compress_stream, negotiate
@@ -47,7 +47,6 @@ documents = Blueprint("documents", __name__, url_prefix="/api")
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "public, no-cache"
 GROWING = "no-cache"
-RAW_PAGE = 500  # raw texts per ``raw`` message in a document with them
 
 
 @dataclass(frozen=True)
@@ -135,8 +134,8 @@ def raw_messages(loaded: Loaded) -> Iterator[str]:
     ``raw_request`` with), a page at a time."""
     for stream in loaded.capture.streams:
         encoder = StreamEncoder(stream)
-        for start in range(0, len(stream.raw), RAW_PAGE):
-            items = encoder.raw_items(start, RAW_PAGE)
+        for start in range(0, len(stream.raw), MAX_RAW_REQUEST):
+            items = encoder.raw_items(start, MAX_RAW_REQUEST)
             yield encode("raw", stream=stream.index, start=start, items=items)
 
 

@@ -4,9 +4,8 @@
 // the document's messages in order) and answers the raw view's `raw_request` from the
 // document's raw texts or from the server's raw pages, so the page cannot tell the difference.
 
-import { VERSION } from "./protocol.js";
+import { MAX_RAW_REQUEST, VERSION } from "./protocol.js";
 
-export const MAX_RAW_REQUEST = 500;
 export const GONE = "this capture was deleted or has expired";
 
 /** The capture is no longer there (404): said as the websocket says it, an `error` message. */

@@ -24,6 +24,14 @@ export const STATUS_STATES = Object.freeze(["started", "connecting", "retrying",
 
 export const CLIENT_MESSAGES = Object.freeze(["open", "start", "raw_request", "stop", "join", "present"]);
 
+// A raw_meta message's columns, one value per raw event in each.
+export const RAW_COLUMNS = Object.freeze(["t", "line", "kind", "choices", "event"]);
+
+// Raw texts in one `raw` message (asked for, sent, or in a document), and the pace of a stream
+// without timing when the capture message says none (its `pace_ms`).
+export const MAX_RAW_REQUEST = 500;
+export const UNTIMED_PACE_MS = 40;
+
 export class ProtocolError extends Error {}
 
 /** Build a client message; throws on a type outside the closed set. */

@@ -6,10 +6,12 @@
 // gets `stream` and `time` (ms on that axis). Events arrive in batches (and, live, as they
 // happen), so everything here is incremental.
 
+import { RAW_COLUMNS, UNTIMED_PACE_MS } from "./protocol.js";
+
 export const STREAM_GAP_MS = 600;
 
 export class Timeline {
-  constructor({ paceMs = 40, gapMs = STREAM_GAP_MS } = {}) {
+  constructor({ paceMs = UNTIMED_PACE_MS, gapMs = STREAM_GAP_MS } = {}) {
     this.paceMs = paceMs;
     this.gapMs = gapMs;
     this.reset();
@@ -33,7 +35,7 @@ export class Timeline {
       index: info.index,
       info,
       timed: info.timed,
-      raw: { t: [], line: [], kind: [], choices: [], event: [] },
+      raw: Object.fromEntries(RAW_COLUMNS.map((column) => [column, []])),
       events: [],
       summary: null,
       offset: null,
@@ -47,7 +49,7 @@ export class Timeline {
 
   addRawMeta(message) {
     const raw = this.streams[message.stream].raw;
-    for (const column of ["t", "line", "kind", "choices", "event"]) {
+    for (const column of RAW_COLUMNS) {
       const values = message[column];
       for (let i = 0; i < values.length; i++) raw[column][message.start + i] = values[i];
     }

@@ -10,6 +10,7 @@
 // a few times a second, rows are rebuilt only when the window moves, texts fill their rows in
 // place when they arrive, and marking the current row touches only the rows that change.
 
+import { MAX_RAW_REQUEST } from "../protocol.js";
 import { RawSearch } from "../rawsearch.js";
 import { RawList } from "./rawlist.js";
 
@@ -27,7 +28,7 @@ export class RawView {
     this.followButton = root.querySelector('[data-testid="raw-follow"]');
     this.request = request;
     this.onSelect = onSelect;
-    this.maxRequest = 500; // the server's max_raw_request (hello)
+    this.maxRequest = MAX_RAW_REQUEST; // until the server's max_raw_request (hello) says
     this.cache = new Map(); // "stream:index" -> item
     this.pending = new Set();
     this.query = "";
