@@ -28,6 +28,19 @@ def postgres():
     server.stop()
 
 
+@pytest.fixture
+def app(tmp_path):
+    """The application in this process, on a store of its own (the Flask tutorial's)."""
+    from app.web import create_app
+
+    return create_app({"data_dir": str(tmp_path / "data")})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.integration)])
 def store(request, tmp_path):
     """A capture store on SQLite, and on PostgreSQL (integration): the same contract."""

@@ -1,4 +1,5 @@
-"""Uploads, storage and share links against a real server and a real SQLite file."""
+"""Uploads, storage and share links, in this process (the fast subset) and against a real
+server (integration), each on a real SQLite file."""
 
 from __future__ import annotations
 
@@ -17,13 +18,19 @@ from app.captures import read_capture
 from app.domain.dialects.chat.assemble import assemble, plain
 
 from .helpers import corpus
+from .inprocess import InProcess
 from .live_server import ROOT, LiveServer
 
-pytestmark = pytest.mark.integration  # starts real servers on loopback
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+@pytest.fixture(
+    scope="module",
+    params=["in-process", pytest.param("dev-server", marks=pytest.mark.integration)],
+)
+def server(request, tmp_path_factory):
+    """The app in this process (tests/inprocess.py), then a real server on loopback."""
+    if request.param == "in-process":
+        yield InProcess(tmp_path_factory.mktemp("api-inprocess"))
+        return
     live = LiveServer(tmp_path_factory.mktemp("api-data")).start()
     yield live
     live.stop()
@@ -37,6 +44,8 @@ def request(
     headers: dict | None = None,
     timeout: float = 60,
 ):
+    if isinstance(server, InProcess):
+        return server.request(method, path, body, headers)
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=timeout)
     try:
         connection.request(method, path, body=body, headers=headers or {})
@@ -410,6 +419,7 @@ def test_concurrent_uploads_are_all_stored_whole(server):
     assert sum(1 for _, (status, _) in results if status == 201) >= 6
 
 
+@pytest.mark.integration  # restarts a real server
 def test_restart_keeps_everything(tmp_path):
     live = LiveServer(tmp_path / "data").start()
     try:
@@ -426,6 +436,7 @@ def test_restart_keeps_everything(tmp_path):
         again.stop()
 
 
+@pytest.mark.integration  # a real server's socket
 def test_oversize_upload_gets_413_at_once_and_the_server_keeps_serving(tmp_path):
     live = LiveServer(tmp_path / "data", env={"STREAMSCOPE_MAX_UPLOAD_MB": "1"}).start()
     try:
@@ -470,6 +481,7 @@ def test_busy_when_all_import_slots_are_taken(tmp_path, monkeypatch):
     store.close()
 
 
+@pytest.mark.integration  # restarts a real server
 def test_a_dialect_named_at_upload_sticks_with_the_stored_capture(tmp_path):
     """A wrong guess is fixed by naming the dialect; the stored capture keeps the name, so it
     reads the same after a restart (nothing cached) as in the upload's answer."""
