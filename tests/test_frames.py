@@ -14,9 +14,17 @@ import pytest
 from app.protocol import SUBPROTOCOL
 from app.web.frames import TAIL, Prepared, deflate
 
-from .test_api import server, upload  # noqa: F401 - the module's server fixture
+from .live_server import LiveServer
 from .test_live import collect
 from .wsclient import connect
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A real server: the tests here read its websocket frames."""
+    live = LiveServer(tmp_path_factory.mktemp("frames-data")).start()
+    yield live
+    live.stop()
 
 
 def inflate_in_sequence(messages: list[bytes]) -> list[bytes]:
@@ -49,7 +57,8 @@ def test_incompressible_messages_are_sent_plain():
     assert prepared.deflated is None or len(prepared.deflated) < len(prepared.plain)
 
 
-def test_a_page_with_and_one_without_compression_get_the_same_replay(server):  # noqa: F811
+@pytest.mark.integration  # a real server's websocket frames
+def test_a_page_with_and_one_without_compression_get_the_same_replay(server):
     def replay(compression: str | None) -> list[dict]:
         ws = connect(server.port, compression=compression)
         try:
@@ -63,7 +72,8 @@ def test_a_page_with_and_one_without_compression_get_the_same_replay(server):  #
     assert plain == deflated
 
 
-def test_compressed_frames_are_on_the_wire_when_the_page_offers_deflate(server):  # noqa: F811
+@pytest.mark.integration  # a real server's websocket frames
+def test_compressed_frames_are_on_the_wire_when_the_page_offers_deflate(server):
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     key = base64.b64encode(os.urandom(16)).decode()
     sock.sendall(
