@@ -1,4 +1,4 @@
-"""What the benchmarks share (what each measures: the README's Performance section).
+"""What the benchmarks share (what each measures: docs/performance.md, "The benchmarks").
 
 * ``table``: the Markdown table with a pass mark per target and the verdict, the percentile
   every bench uses (``pct``), number formats;
