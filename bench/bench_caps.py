@@ -7,8 +7,8 @@ the peak (``VmHWM``) over the RSS just before is read. Below a cap the cost foll
 refused or skipped and the growth must stay flat. Target per series: the largest growth past
 the cap is at most 1.25 times the smallest past the cap, plus 8 MiB (allocator noise).
 
-    python bench/bench_caps.py            # about 8 minutes
-    python bench/bench_caps.py --quick    # smaller inputs, a smoke run
+    python -m bench caps            # about 8 minutes
+    python -m bench caps --quick    # smaller inputs, a smoke run
 
 Series (docs/security.md, "What one client can cost"):
 

@@ -5,10 +5,10 @@ Each runs as its own process (``bench/load_*.py``), starts its own ``streamscope
 its Markdown table, and exits 1 when a target is missed; this prints a summary at the end and
 exits 1 when any did. About 8 minutes on a 2-core machine (``--quick``: about 2).
 
-    python bench/bench_load.py                          # all of them
-    python bench/bench_load.py --only fanout-live       # one (repeat --only, or a, b)
-    python bench/bench_load.py --quick                  # smaller sizes, a smoke run
-    python bench/bench_load.py --only slow -- --normal 20   # extra arguments for the script
+    python -m bench load                          # all of them
+    python -m bench load --only fanout-live       # one (repeat --only, or a, b)
+    python -m bench load --quick                  # smaller sizes, a smoke run
+    python -m bench load --only slow -- --normal 20   # extra arguments for the script
 
 Benchmarks (names for --only):
 

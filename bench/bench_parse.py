@@ -3,9 +3,9 @@
 One run, one process (the memory measures run in child processes so that each peak starts
 clean; they read the same files). Prints a Markdown table and exits 1 when a target is missed.
 
-    python bench/bench_parse.py                 # defaults: 100k-chunk file, 20k for the SDK
-    python bench/bench_parse.py --sdk-budget 30 # cap the openai SDK run (seconds)
-    python bench/bench_parse.py --parts chat,dialects   # some parts only (see --help)
+    python -m bench parse                 # defaults: 100k-chunk file, 20k for the SDK
+    python -m bench parse --sdk-budget 30 # cap the openai SDK run (seconds)
+    python -m bench parse --parts chat,dialects   # some parts only (see --help)
 
 Parts: ``core`` (the rows below, on the capture with logprobs), and against each capture's own
 floor, measured in the same run (``parse_more.py``; issue 16, targets on CPU time, best of

@@ -5,11 +5,11 @@ Chromium driven by Playwright. Prints the command, the machine, a Markdown table
 CPU other processes took during the run (the numbers are only meaningful on a quiet machine);
 exits 1 when a target is missed.
 
-    python bench/bench_player.py                    # all measures, about 3-4 minutes
-    python bench/bench_player.py --skip-playback    # only the jumps (or --skip-jumps)
-    python bench/bench_player.py --profile          # plus CDP CPU profiles: where time goes
-    python bench/bench_player.py --json bench/out/bench_player.json
-    python bench/bench_player.py --quick            # 5k / 1k tokens, 2 jumps, 10 s of play
+    python -m bench player                    # all measures, about 3-4 minutes
+    python -m bench player --skip-playback    # only the jumps (or --skip-jumps)
+    python -m bench player --profile          # plus CDP CPU profiles: where time goes
+    python -m bench player --json bench/out/bench_player.json
+    python -m bench player --quick            # 5k / 1k tokens, 2 jumps, 10 s of play
 
 Measures
 --------

@@ -1,9 +1,9 @@
 """Latency the recording proxy adds to each read, against the same stream read straight from
 the upstream in the same run (docs/proxy.md, "What it costs").
 
-    python bench/bench_proxy.py            # 3,000 reads at 200/s, then 50 streams for 30 s
-    python bench/bench_proxy.py --quick    # 1,000 reads, then 50 streams for 10 s
-    python bench/bench_proxy.py --json bench/out/bench_proxy.json
+    python -m bench proxy            # 3,000 reads at 200/s, then 50 streams for 30 s
+    python -m bench proxy --quick    # 1,000 reads, then 50 streams for 10 s
+    python -m bench proxy --json bench/out/bench_proxy.json
 
 What is measured
 ----------------

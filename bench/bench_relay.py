@@ -6,12 +6,12 @@ temporary data dir; both stopped at the end) and Debian's Chromium driven by Pla
 the command, the machine, the CPU load during the run and a Markdown table; exits 1 when a
 target is missed (or a token is missing or out of order, or the page logged an error).
 
-    python bench/bench_relay.py                          # 200 tokens/s for 15 s, then the floor
-    python bench/bench_relay.py --rate 100 --count 500   # something quicker
-    python bench/bench_relay.py --quick                  # 1,000 tokens (5 s), then the floor
-    python bench/bench_relay.py --json bench/out/bench_relay.json
-    python bench/bench_relay.py --static-override DIR    # try a page change (see below)
-    python bench/bench_relay.py --trace t.json --profile p.cpuprofile   # where the time goes
+    python -m bench relay                          # 200 tokens/s for 15 s, then the floor
+    python -m bench relay --rate 100 --count 500   # something quicker
+    python -m bench relay --quick                  # 1,000 tokens (5 s), then the floor
+    python -m bench relay --json bench/out/bench_relay.json
+    python -m bench relay --static-override DIR    # try a page change (see below)
+    python -m bench relay --trace t.json --profile p.cpuprofile   # where the time goes
 
 What is measured
 ----------------

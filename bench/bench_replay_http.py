@@ -18,8 +18,8 @@ together (client processes wait for ``go``):
 "Warm" phases are preceded by one viewer of each kind. Every viewer checks every event (all
 streams, ``seq`` continuous). Target: HTTP warm first-paint p95 < ``--target-first-p95-ms``.
 
-    python bench/bench_replay_http.py                 # 200 viewers, 1,000-chunk capture
-    python bench/bench_replay_http.py --quick         # 50 viewers, 300 chunks
+    python -m bench replay-http                 # 200 viewers, 1,000-chunk capture
+    python -m bench replay-http --quick         # 50 viewers, 300 chunks
 """
 
 from __future__ import annotations

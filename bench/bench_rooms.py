@@ -11,9 +11,9 @@ server, a room of its own. Clients: the ``websockets`` library, 1-2 processes on
 With ``--two-processes``, two servers share a PostgreSQL and a Redis it starts (docs/scaling.md,
 "Presenter rooms"): the presenter is on A, the viewers split between A and B (B's through Redis).
 
-    python bench/bench_rooms.py                  # 200 viewers, 300 actions at 10/s
-    python bench/bench_rooms.py --viewers 50 --count 100 --procs 1
-    python bench/bench_rooms.py --two-processes  # 100 viewers on A, 100 on B
+    python -m bench rooms                  # 200 viewers, 300 actions at 10/s
+    python -m bench rooms --viewers 50 --count 100 --procs 1
+    python -m bench rooms --two-processes  # 100 viewers on A, 100 on B
 """
 
 from __future__ import annotations

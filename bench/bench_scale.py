@@ -13,8 +13,8 @@ processes; the table gives the events each viewer got (all of them, in order), a
 of B's viewers were told they followed the stored recording meanwhile (``status`` state
 ``fallback``) and then the live edge again (``live``).
 
-    python bench/bench_scale.py                  # (a) 200 viewers, 200 chunks/s x 4000; (b) 40 viewers
-    python bench/bench_scale.py --quick          # a smoke run
+    python -m bench scale                  # (a) 200 viewers, 200 chunks/s x 4000; (b) 40 viewers
+    python -m bench scale --quick          # a smoke run
 """
 
 from __future__ import annotations

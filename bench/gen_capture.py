@@ -11,7 +11,7 @@ Deterministic (seeded). Tokens include multi-byte UTF-8 (accents, CJK, punctuati
 then, an emoji whose four bytes are split across two tokens: the first token is reported as
 ``bytes:\\xf0\\x9f`` with empty content, the second carries the emoji (as the API does).
 
-    python bench/gen_capture.py --chunks 100000 -o bench/out/capture-100k.sse
+    python -m bench gen-capture --chunks 100000 -o bench/out/capture-100k.sse
 """
 
 from __future__ import annotations

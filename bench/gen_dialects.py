@@ -19,7 +19,7 @@ Python can: no reader with one object per event does less (information beside th
 asks of every reader (botocore's and Streamscope's check both): information, to say how much
 of a reader's cost over the floor is that check.
 
-    python bench/gen_dialects.py --events 100000      # writes bench/out/<dialect>-100k.*
+    python -m bench gen-dialects --events 100000      # writes bench/out/<dialect>-100k.*
 """
 
 from __future__ import annotations

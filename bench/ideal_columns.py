@@ -10,7 +10,7 @@ writes no report; it says what is left when the objects per event are gone. Agai
 and ``inspect --json``, all three in turns, best of ``--repeat`` CPU times. Information only:
 no target, exit 0.
 
-    python bench/ideal_columns.py [--repeat 5] [--quick]
+    python -m bench ideal-columns [--repeat 5] [--quick]
 """
 
 from __future__ import annotations

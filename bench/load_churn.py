@@ -17,8 +17,8 @@ is larger); fds back to the baseline. A ``py-spy dump`` at the end names what th
 ``ThreadPoolExecutor`` would keep them all), so a thread count above the baseline can be told
 from a leak.
 
-    python bench/load_churn.py                        # 1,000 cycles, 50 viewers for 60 s
-    python bench/load_churn.py --cycles 200 --soak 10
+    python -m bench load-churn                        # 1,000 cycles, 50 viewers for 60 s
+    python -m bench load-churn --cycles 200 --soak 10
 """
 
 from __future__ import annotations

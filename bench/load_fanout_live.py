@@ -9,9 +9,9 @@ gets every event in order (``seq`` continuous from 0, tokens ``t0``, ``t1``, ...
 when ``recv()`` returned the message) minus ``x_sent_ms`` (the fake's wall clock when it wrote
 the chunk; same machine, same clock). Baseline: the same with one viewer, same server, same run.
 
-    python bench/load_fanout_live.py                     # 200 viewers, 200 chunks/s x 4000
-    python bench/load_fanout_live.py --viewers 50 --count 1000 --procs 1
-    python bench/load_fanout_live.py --client lean     # a minimal client: less client CPU
+    python -m bench load-fanout-live                     # 200 viewers, 200 chunks/s x 4000
+    python -m bench load-fanout-live --viewers 50 --count 1000 --procs 1
+    python -m bench load-fanout-live --client lean     # a minimal client: less client CPU
 
 With ``--client lean`` the viewers are a minimal websocket client (``kit/clients/lean.py``:
 frames parsed in bulk per socket read, events checked with regular expressions), which costs

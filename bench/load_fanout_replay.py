@@ -17,8 +17,8 @@ viewer on A again (warm: the parsed capture comes from the cache), N viewers on 
 N-viewer first paint p95 under ``--target-first-p95-ms`` (a page should show something within
 a second even when many open a shared link together).
 
-    python bench/load_fanout_replay.py                 # 200 viewers, 1,000-chunk capture
-    python bench/load_fanout_replay.py --viewers 50 --chunks 300
+    python -m bench load-fanout-replay                 # 200 viewers, 1,000-chunk capture
+    python -m bench load-fanout-replay --viewers 50 --chunks 300
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ open, unread, until the end).
 
 Target: with the slow ones, the normal viewers keep >= 90% of their event rate.
 
-    python bench/load_slow.py
-    python bench/load_slow.py --normal 20 --live-seconds 10 --replay-seconds 8
+    python -m bench load-slow
+    python -m bench load-slow --normal 20 --live-seconds 10 --replay-seconds 8
 """
 
 from __future__ import annotations

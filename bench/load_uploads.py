@@ -13,8 +13,8 @@ wait ``WAIT_FOR_SLOT`` seconds). Then nothing half-written may remain:
   ``captures`` row per 201 (and the baseline's), each with its ``capture_parts`` and the
   uploaded size, and no ``capture_parts`` without a ``captures`` row.
 
-    python bench/load_uploads.py                 # 20 uploads of 10 MiB at once
-    python bench/load_uploads.py --uploads 8 --mb 2
+    python -m bench load-uploads                 # 20 uploads of 10 MiB at once
+    python -m bench load-uploads --uploads 8 --mb 2
 """
 
 from __future__ import annotations

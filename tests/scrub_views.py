@@ -3,7 +3,7 @@
 server reads them (``Sources.stored``) and every download and page view made from them.
 
 ``scrub_findings`` is the scrubber's invariant, shared by the fuzz harness
-(``bench/fuzz_readers.py --target scrub``) and tests/test_fuzz_regressions.py: whatever was
+(``scripts/fuzz_readers.py --target scrub``) and tests/test_fuzz_regressions.py: whatever was
 stored, no key-shaped string is left in any view, and scrubbing it again changes nothing."""
 
 from __future__ import annotations

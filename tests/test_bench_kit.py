@@ -93,3 +93,32 @@ def test_the_checked_event_stream_floor_checks_both_crcs():
         damaged = data[:at] + bytes([data[at] ^ 1]) + data[at + 1 :]
         with pytest.raises(ValueError, match="bad CRC"):
             gen_dialects.floor_checked("bedrock-converse", damaged)
+
+
+def _bench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bench", *args],
+        cwd=BENCH.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_runner_lists_every_benchmark_file():
+    listed = _bench()
+    assert listed.returncode == 0, listed.stderr
+    names = {line.split()[0] for line in listed.stdout.splitlines()[2:] if line.strip()}
+    expected = {p.stem.removeprefix("bench_").replace("_", "-") for p in BENCH.glob("bench_*.py")}
+    assert expected <= names
+    assert {"parse", "proxy", "relay", "gen-capture", "load-slow"} <= names
+
+
+def test_the_runner_runs_a_module_and_refuses_an_unknown_name(tmp_path):
+    out = tmp_path / "tiny.sse"
+    ran = _bench("gen-capture", "--chunks", "20", "-o", str(out))
+    assert ran.returncode == 0, ran.stderr
+    assert out.read_bytes().count(b"data: ") >= 20
+    unknown = _bench("no-such-bench")
+    assert unknown.returncode == 2
+    assert "unknown benchmark 'no-such-bench'" in unknown.stderr

@@ -1,5 +1,5 @@
 """The bundled demos (issue 12): one for every dialect, each a real capture with its attribution,
-and all of them exactly what ``bench/make_demos.py`` builds."""
+and all of them exactly what ``scripts/make_demos.py`` builds."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_dialect_demos_are_real_captures_with_their_attribution():
 @pytest.mark.slow
 def test_the_demos_are_what_the_generator_builds():
     result = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "make_demos.py"), "--check"],
+        [sys.executable, str(ROOT / "scripts" / "make_demos.py"), "--check"],
         cwd=ROOT,
         capture_output=True,
         text=True,

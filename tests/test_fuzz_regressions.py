@@ -1,4 +1,4 @@
-"""Inputs found by the atheris fuzz harness (``bench/fuzz_readers.py``), minimised.
+"""Inputs found by the atheris fuzz harness (``scripts/fuzz_readers.py``), minimised.
 
 Each one made ``read_capture``, ``summarize``, the JSON serialisation of the summary or of the
 events raise, or broke an invariant of the timeline (``seq`` is the position, ``raw`` is -1 or
@@ -251,5 +251,5 @@ def test_subnormal_time_offsets():
 def test_a_payload_type_that_is_not_a_string(data):
     # app/domain/dialects/anthropic/interpreter.py and cohere.py sniff: ``kind in TYPES`` with a list or
     # an object raised TypeError (unhashable) from read_capture. Found by the scrub target of
-    # bench/fuzz_readers.py, which uploads every input.
+    # scripts/fuzz_readers.py, which uploads every input.
     check(data)

@@ -1,4 +1,4 @@
-"""Inputs found by the atheris harness's scrub target (``bench/fuzz_readers.py --target
+"""Inputs found by the atheris harness's scrub target (``scripts/fuzz_readers.py --target
 scrub``), minimised. Each broke the scrubbers' invariant (docs/security.md, "Secrets in
 uploads"): an upload is refused with a clear error, or no key-shaped string is left in any view
 of what was stored and scrubbing it again changes nothing (``tests/scrub_views.py``)."""

@@ -26,3 +26,7 @@ ROOT = BENCH.parent
 for _path in (ROOT, BENCH):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
+
+# How the running bench was started, when ``python -m bench NAME`` started it (bench/__main__.py):
+# the command line a report prints.
+INVOKED_AS: list[str] = []

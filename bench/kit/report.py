@@ -14,13 +14,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from kit import ROOT
+from kit import INVOKED_AS, ROOT
 
 
 def command_line(argv: list[str] | None = None) -> str:
-    """``python bench/<script> <arguments>``: the arguments given (``argv``, or the process's)."""
-    script = os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)
+    """``python -m bench NAME <arguments>`` (or ``python bench/<script> <arguments>`` when the
+    script was run itself): the arguments given (``argv``, or the process's)."""
     args = sys.argv[1:] if argv is None else argv
+    if INVOKED_AS:
+        return shlex.join([*INVOKED_AS, *args])
+    script = os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)
     return shlex.join(["python", script, *args])
 
 

@@ -1,13 +1,13 @@
 """Coverage-guided fuzzing of the capture readers, and of the scrubbers, with atheris (libFuzzer).
 
     pip install atheris                                 # 3.0.0: a binary wheel for CPython 3.11
-    python bench/fuzz_readers.py --seconds 600          # fuzz for 10 minutes
-    python bench/fuzz_readers.py --target scrub --seconds 600   # the scrubbers' invariant
-    python bench/fuzz_readers.py --seconds 600 --mutator bytes   # libFuzzer's mutations only
-    python bench/fuzz_readers.py --seconds 600 -- -jobs=2 -workers=2   # extra libFuzzer flags
-    python bench/fuzz_readers.py --replay FILE...       # run inputs, print what each finds
-    python bench/fuzz_readers.py --minimize FILE        # shrink an input, keeping its finding
-    python bench/fuzz_readers.py --seed-only            # (re)build the seed corpus and stop
+    python scripts/fuzz_readers.py --seconds 600          # fuzz for 10 minutes
+    python scripts/fuzz_readers.py --target scrub --seconds 600   # the scrubbers' invariant
+    python scripts/fuzz_readers.py --seconds 600 --mutator bytes   # libFuzzer's mutations only
+    python scripts/fuzz_readers.py --seconds 600 -- -jobs=2 -workers=2   # extra libFuzzer flags
+    python scripts/fuzz_readers.py --replay FILE...       # run inputs, print what each finds
+    python scripts/fuzz_readers.py --minimize FILE        # shrink an input, keeping its finding
+    python scripts/fuzz_readers.py --seed-only            # (re)build the seed corpus and stop
 
 One input = one format byte + the capture bytes. The first byte picks the format:
 ``None`` (detection) or one of ``app.captures.FORMAT_NAMES``, by ``byte % 8``. The rest goes
@@ -32,7 +32,7 @@ written once to ``bench/out/fuzz-crashes/finding-<sig>`` (the input, format byte
 ``--strict`` lets exceptions escape instead (classic libFuzzer crash, artifact written by
 libFuzzer to the same folder). The corpus lives in ``bench/out/fuzz-corpus/`` (git-ignored),
 seeded from ``tests/captures/``, the demos and a few built gzip/HAR/timed/JSONL/JSON/curl
-inputs; ``bench/fuzz_readers.dict`` is passed as the libFuzzer dictionary. Inputs are capped
+inputs; ``scripts/fuzz_readers.dict`` is passed as the libFuzzer dictionary. Inputs are capped
 at 8 KiB by default (``--max-len``): Python runs ~200 inputs/s at that size, ~50/s at 128 KiB.
 
 ``--target scrub`` runs each input through the path uploads take (``tests/scrub_views.py``:
