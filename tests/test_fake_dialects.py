@@ -8,13 +8,8 @@ from __future__ import annotations
 import json
 import warnings
 
-import anthropic
 import httpx
-import ollama
-import openai
 import pytest
-from google import genai
-from google.genai import types
 
 from .dialects.common import captures, expected, same_arguments
 
@@ -45,6 +40,8 @@ def check(name: str, got: dict) -> None:
 
 # ---------------------------------------------------------------------- the SDKs
 def anthropic_reads(fake, name: str) -> dict:
+    import anthropic
+
     client = anthropic.Anthropic(
         base_url=root(fake), api_key=KEY, max_retries=0, default_headers=FAST
     )
@@ -80,6 +77,8 @@ def anthropic_reads(fake, name: str) -> dict:
 
 
 def responses_reads(fake, name: str) -> dict:
+    import openai
+
     client = openai.OpenAI(base_url=fake.url, api_key=KEY, max_retries=0, default_headers=FAST)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Pydantic serializer warnings", UserWarning)
@@ -115,6 +114,8 @@ def responses_reads(fake, name: str) -> dict:
 
 
 def completions_reads(fake, name: str) -> dict:
+    import openai
+
     client = openai.OpenAI(base_url=fake.url, api_key=KEY, max_retries=0, default_headers=FAST)
     texts: dict[int, str] = {}
     finish, usage = None, None
@@ -135,6 +136,9 @@ def completions_reads(fake, name: str) -> dict:
 
 
 def gemini_reads(fake, name: str) -> dict:
+    from google import genai
+    from google.genai import types
+
     options = types.HttpOptions(base_url=root(fake), headers=FAST)
     client = genai.Client(api_key=KEY, http_options=options)
     text, thoughts, calls, finish, usage = "", "", [], None, None
@@ -165,6 +169,8 @@ def gemini_reads(fake, name: str) -> dict:
 
 
 def ollama_reads(fake, name: str) -> dict:
+    import ollama
+
     generate = "-generate-" in name
     with ollama.Client(
         host=root(fake), headers={**FAST, "Authorization": f"Bearer {KEY}"}

@@ -4,7 +4,6 @@ it as it reads OpenAI."""
 from __future__ import annotations
 
 import pytest
-from openai import OpenAI
 
 from app.captures import read_capture
 from app.domain.dialects.chat.assemble import assemble, plain
@@ -15,6 +14,8 @@ pytestmark = pytest.mark.integration  # starts real servers on loopback
 
 
 def test_the_sdk_streams_a_replayed_capture(fake):
+    from openai import OpenAI
+
     client = OpenAI(base_url=fake.url, api_key="sk-test-key-000000")
     stream = client.chat.completions.create(
         model="replay:openai-gpt4o-tool-parallel.sse",
@@ -37,6 +38,8 @@ def test_the_sdk_streams_a_replayed_capture(fake):
 
 
 def test_the_sdk_lists_models_and_reads_errors(fake):
+    from openai import OpenAI
+
     client = OpenAI(base_url=fake.url, api_key="k", max_retries=0)
     assert "fake-small" in [m.id for m in client.models.list()]
     with pytest.raises(Exception, match="does not exist"):

@@ -7,10 +7,6 @@ import json
 import re
 
 import pytest
-from openai._models import construct_type
-from openai._streaming import SSEDecoder
-from openai.lib.streaming.chat import ChatCompletionStreamState
-from openai.types.chat import ChatCompletionChunk
 
 from app.captures import read_capture
 from app.domain.dialects.chat.assemble import assemble, plain
@@ -25,6 +21,12 @@ def reference_captures() -> list[str]:
 
 
 def sdk_completion(data: bytes) -> dict:
+    # The SDK is imported by the tests that run it, not when the suite is collected.
+    from openai._models import construct_type
+    from openai._streaming import SSEDecoder
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+    from openai.types.chat import ChatCompletionChunk
+
     state = ChatCompletionStreamState()
     for event in SSEDecoder().iter_bytes(iter([data])):
         if event.data.startswith("[DONE]"):

@@ -11,10 +11,8 @@ import json
 import warnings
 from typing import Any
 
-import anthropic
 import httpx
 import httpx2
-import openai
 import pytest
 
 from app.captures import read_capture
@@ -76,6 +74,8 @@ def check_call(server, fake, reads: list[bytes], capture_name: str | None, diale
 
 def openai_client(server: Any, reads: Any, headers: dict[str, str] | None = None) -> Any:
     """The openai SDK pointed at the proxy, its reads seen by ``reads``."""
+    import openai
+
     return openai.OpenAI(
         api_key=KEY,
         base_url=f"{server.url}/proxy/local/v1",
@@ -137,6 +137,8 @@ def test_the_openai_sdk_gets_a_whole_answer_through_the_proxy(server, fake):
 
 
 def test_the_anthropic_sdk_streams_messages_through_the_proxy(server, fake):
+    import anthropic
+
     reads = reads_transport(httpx2)  # this SDK speaks through httpx2, a fork of httpx
     client = anthropic.Anthropic(
         api_key=KEY,

@@ -8,8 +8,6 @@ import json
 
 import httpx
 import pytest
-from anthropic._streaming import SSEDecoder
-from anthropic.lib.streaming import _beta_messages, _messages
 
 from app.captures import read_capture
 
@@ -18,13 +16,15 @@ from .common import DIALECT_CAPTURES, captures, summary
 NAMES = captures("anthropic-")
 
 
-def sdk_message(data: bytes, accumulate=_beta_messages.accumulate_event) -> dict:
+def sdk_message(data: bytes, beta: bool = True) -> dict:
+    """The SDK's message from ``data``: its beta accumulator's, or (``beta=False``) the
+    standard one's. The SDK is imported here, by the tests that run it."""
+    from anthropic._streaming import SSEDecoder
+    from anthropic.lib.streaming import _beta_messages, _messages
+
     snapshot, buffers = None, {}
-    extra = (
-        {"request_headers": httpx.Headers()}
-        if accumulate is _beta_messages.accumulate_event
-        else {}
-    )
+    accumulate = _beta_messages.accumulate_event if beta else _messages.accumulate_event
+    extra = {"request_headers": httpx.Headers()} if beta else {}
     for sse in SSEDecoder().iter_bytes(iter([data])):
         event = json.loads(sse.data)
         if event.get("type") in ("ping", "error"):
@@ -57,7 +57,7 @@ def test_the_message_matches_the_sdk(name):
 
 def test_the_standard_sdk_accumulator_loses_the_compaction_summary():
     name = "anthropic-claude-sonnet-4-6-compaction.sse"
-    standard = sdk_message((DIALECT_CAPTURES / name).read_bytes(), _messages.accumulate_event)
+    standard = sdk_message((DIALECT_CAPTURES / name).read_bytes(), beta=False)
     assert standard["content"][0]["content"] is None
     assert summary(name)["completion"]["content"][0]["content"].startswith("The user provided")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import httpx2
-import openai
 import pytest
 
 from app.captures import read_capture
@@ -23,6 +22,8 @@ CHOICE_KEYS = {"index", "text", "logprobs", "finish_reason"}
 
 
 def sdk_completion(data: bytes) -> dict:
+    import openai  # by the tests that run it, not at collection
+
     """The SDK's chunks concatenated per choice: text, old-shape logprobs lists, the last
     non-null finish reason, provider fields as last sent, and the last usage."""
 

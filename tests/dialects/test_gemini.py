@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
-from google import genai
-from google.genai import errors, types
 
 from app.captures import read_capture
+
+if TYPE_CHECKING:  # the SDK is imported by the tests that run it, not at collection
+    from google.genai import types
 from app.domain.summary import summarize
 
 from ..helpers import exercise
@@ -28,6 +30,8 @@ JSON_ARRAY = "gemini-2-5-flash-json-array-thinking-tools.json"
 
 def sdk_chunks(data: bytes) -> list[types.GenerateContentResponse]:
     """What ``generate_content_stream`` yields when the server answers with these bytes."""
+    from google import genai
+    from google.genai import types
 
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=data)
@@ -195,6 +199,8 @@ def test_the_json_array_form_reads_as_one_stream_and_the_sdk_cannot_read_it():
     assert summary(JSON_ARRAY)["normalized"]["outputs"][0]["tool_calls"] == [
         {"id": None, "name": "pelican_name_generator", "arguments": "{}"}
     ]
+    from google.genai import errors
+
     with pytest.raises(errors.UnknownApiResponseError):
         sdk_chunks(data)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import httpx
-import ollama
 import pytest
 
 from app.captures import read_capture
@@ -26,6 +25,8 @@ NAMES = captures("ollama-")
 
 
 def sdk_chunks(data: bytes, generate: bool) -> list:
+    import ollama  # by the tests that run it, not at collection
+
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, headers={"content-type": "application/x-ndjson"}, content=data)
 
@@ -205,6 +206,8 @@ def test_an_error_line_keeps_what_came_before_and_the_client_raises():
         "model runner has unexpectedly stopped"
     ]
     assert "missing_done_line" not in {d.code for d in stream.diagnostics}
+    import ollama
+
     with pytest.raises(ollama.ResponseError, match="unexpectedly stopped"):
         sdk_chunks(data, generate=False)
 
