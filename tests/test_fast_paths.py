@@ -361,19 +361,19 @@ def test_sse_one_step_events_read_as_line_by_line(data: bytes, reads: int) -> No
 
 
 def _decode_line_by_line(data: bytes, reads: int) -> Any:
-    """``_decode`` with every line read on its own (``_process_line``): the reference."""
-    from app.domain import sse
+    """``_decode`` with every line read on its own (``FieldDecoder.line``): the reference."""
+    from app.domain import sse_fields
 
     def line_by_line(self: Any, lines: list[bytes], t: float | None, out: list[Any]) -> None:
         for line in lines:
-            self._process_line(line, 1, t, out)
+            self.line(line, 1, t, out)
 
-    saved = sse.SSEDecoder._lines
-    sse.SSEDecoder._lines = line_by_line  # type: ignore[method-assign]
+    saved = sse_fields.FieldDecoder.lines
+    sse_fields.FieldDecoder.lines = line_by_line  # type: ignore[method-assign]
     try:
         return _decode(data, reads)
     finally:
-        sse.SSEDecoder._lines = saved
+        sse_fields.FieldDecoder.lines = saved
 
 
 DELETE = object()  # a mutation that takes the key out

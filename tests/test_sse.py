@@ -146,3 +146,38 @@ def test_a_crlf_split_after_a_cr_that_ended_the_read_is_still_one_line_ending():
 def test_comments_strip_one_leading_space_as_field_values_do():
     items, _ = decode(b":  two spaces\n:no space\n: one\n:\n\n")
     assert [i.comment for i in items] == [" two spaces", "no space", "one", ""]
+
+
+def test_the_two_halves_work_apart():
+    """The line splitter cuts reads into lines whatever the split (CRLF across reads, a line in
+    pieces); the field decoder reads lines it is given, with their positions."""
+    from app.domain.sse_fields import FieldDecoder
+    from app.domain.sse_lines import LineSplitter
+
+    fields = FieldDecoder(max_line=100, line=1, byte=0)
+    out: list = []
+    for line, term in ((b"event: a", 1), (b"data: x", 2), (b"", 1), (b": hi", 1)):
+        fields.line(line, term, None, out)
+    assert [(i.raw.event, i.data, i.comment, i.raw.byte, i.raw.end) for i in out] == [
+        ("a", b"x", None, 0, 19),
+        (None, None, "hi", 19, 24),
+    ]
+
+    class Lines(FieldDecoder):
+        def __init__(self) -> None:
+            super().__init__(max_line=100, line=1, byte=0)
+            self.got: list[tuple[bytes, int]] = []
+
+        def line(self, line: bytes, term: int, t, out) -> None:
+            self.got.append((line, term))
+
+        def lines(self, lines: list[bytes], t, out) -> None:
+            self.got.extend((line, 1) for line in lines)
+
+    seen = Lines()
+    splitter = LineSplitter(seen)
+    for read in (b"\xef\xbb", b"\xbfda", b"ta: 1\r", b"\nevent", b": e\n\rtail"):
+        splitter.feed(read, None, [])
+    splitter.close(None, [])
+    assert seen.got == [(b"data: 1", 1), (b"event: e", 1), (b"", 1), (b"tail", 0)]
+    assert seen.byte == 4  # the BOM and the LF of the CRLF split across reads

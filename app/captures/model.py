@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..domain.bytestart import DEFAULT_MAX_LINE, line_too_long
 from ..domain.events import Diagnostic
-from ..domain.sse import DEFAULT_MAX_LINE, line_too_long
 from ..domain.stream import Source, Stream
 from ..domain.timeline import DEFAULT_MAX_EVENTS, TimelineBuilder
 

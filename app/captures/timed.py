@@ -28,9 +28,9 @@ from typing import Any
 import orjson
 
 from ..domain.body import BodyFeeder
+from ..domain.bytestart import DEFAULT_MAX_LINE
 from ..domain.jsontext import decode_lenient, deep_problem, too_deep
 from ..domain.shapes import as_object
-from ..domain.sse import DEFAULT_MAX_LINE
 from ..domain.stream import Source, Stream
 from .model import Capture, Limits, long_line
 

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import cast
 
 from .bodykind import Sniffer, kind_of
+from .bytestart import DEFAULT_MAX_LINE
 from .events import Diagnostic, RawEvent
 from .eventstream import DEFAULT_MAX_FRAME, EventStreamDecoder, Frame
 from .fastpath import Item
 from .jsonarray import JSONArrayDecoder
 from .ndjson import JSONItem, NDJSONDecoder
-from .sse import DEFAULT_MAX_LINE
 from .stream import Stream
 from .timeline import FEED_BLOCK, SSEFeeder, TimelineBuilder
 

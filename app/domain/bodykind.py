@@ -13,8 +13,8 @@ import re
 
 import orjson
 
+from .bytestart import BOM
 from .eventstream import PRELUDE, is_eventstream
-from .sse import BOM
 
 NDJSON_TYPES = ("ndjson", "jsonl", "jsonlines", "json-lines", "json-seq")
 GENERIC_TYPES = frozenset(

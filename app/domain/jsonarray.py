@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 
+from .bytestart import DEFAULT_MAX_LINE, LeadingBOM, line_too_long
 from .events import Diagnostic, RawEvent, Severity
 from .ndjson import HeldPayload, JSONItem
-from .sse import DEFAULT_MAX_LINE, LeadingBOM, line_too_long
 
 _NOT_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")
 _OUTSIDE = re.compile(rb'["\[\]{},]')

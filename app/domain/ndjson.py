@@ -18,8 +18,8 @@ import re
 
 import msgspec
 
+from .bytestart import DEFAULT_MAX_LINE, LeadingBOM, line_too_long
 from .events import Diagnostic, RawEvent
-from .sse import DEFAULT_MAX_LINE, LeadingBOM, line_too_long
 
 _TERMINATOR = re.compile(rb"[\r\n]")
 

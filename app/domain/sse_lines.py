@@ -1,138 +1,118 @@
-"""The SSE decoder's complete lines read fast (sse.py hands every LF-only block here).
+"""The SSE line splitter: byte reads in, complete lines out to a ``FieldDecoder`` (the first
+half of sse.py's decoder; httpx-sse's ``SSELineDecoder``).
 
-The common events, a ``data:`` line (or an ``event:`` line and a ``data:`` line) then a blank
-line, with no event pending, are read here in one step, runs of them at once (sse_runs.py),
-exactly as ``SSEDecoder._process_line`` reads those lines one by one
-(tests/test_fast_paths.py, tests/test_reading_runs.py); every other line goes through
-``_process_line``.
+Lines end at LF, CR or CRLF, and a CRLF pair may straddle two reads. The ``data`` bytes are
+never decoded here: U+2028, U+2029 and U+0085 are legal inside JSON strings and must not end a
+line, and the payload decoder validates UTF-8. A read is cut after its last line ending: the
+lines before go to the field decoder as one block (an LF-only block as a list of lines, read
+at once), what follows is held. Linear in the input: a long line arriving in many small reads
+is kept as a list of pieces and joined once, when it ends (sseclient-py rescans its buffer and
+goes quadratic); a line over the cap is not kept at all, only counted, and skipped with a
+diagnostic.
 """
 
 from __future__ import annotations
 
-from .events import RawEvent
-from .sse_runs import (
-    FIRST_WINDOW,
-    MAX_WINDOW,
-    SSEItem,
-    data_pairs,
-    event_triples,
-    read_pairs,
-    read_triples,
-)
+import re
 
-MAX_NAMES = 256
+from .bytestart import LeadingBOM
+from .sse_fields import FieldDecoder
+from .sse_runs import SSEItem
+
+_LINES = re.compile(rb"([^\r\n]*)(\r\n|\r|\n)")
 
 
-def _name(line: bytes, names: dict[bytes, str]) -> str | None:
-    """The event name of an ``event:`` line, decoded (and kept by the whole line: a stream
-    names few kinds of event, and a run's lines are then looked up as they are), or None
-    when it is not UTF-8 (``_process_line`` then says so)."""
-    try:
-        event = (line[7:] if line.startswith(b"event: ") else line[6:]).decode()
-    except UnicodeDecodeError:
-        return None
-    if len(names) < MAX_NAMES:
-        names[line] = event
-    return event
+class LineSplitter(LeadingBOM):
+    """Cuts reads into lines for ``fields``, which keeps the position (a leading BOM is
+    dropped and counted there too)."""
 
+    def __init__(self, fields: FieldDecoder) -> None:
+        self.fields = fields
+        self._started = False
+        self._head = b""  # first bytes held until we know whether they are a BOM
+        self._pieces: list[bytes] = []  # the line being read, in pieces
+        self._pieces_len = 0
+        self._overlong = False  # the line being read is over the cap: only counted
+        self._skipped = 0
+        self._cr_pending = False  # the last read ended with a CR: an LF may follow
 
-class LineReading:
-    """``SSEDecoder``'s reading of LF-terminated lines (the state is the decoder's)."""
+    @property
+    def _byte(self) -> int:  # LeadingBOM counts the BOM in the field decoder's position
+        return self.fields.byte
 
-    max_line: int
-    emitted: int
-    last_event_id: str | None
-    _byte: int
-    _line: int
-    _last: RawEvent | None
-    _names: dict[bytes, str]
-    _window: int
-    _ev_byte: int
+    @_byte.setter
+    def _byte(self, value: int) -> None:
+        self.fields.byte = value
 
-    def _process_line(self, line: bytes, term: int, t: float | None, out: list[SSEItem]) -> None:
-        raise NotImplementedError
+    def feed(self, chunk: bytes, t: float | None, out: list[SSEItem]) -> None:
+        if not self._started:
+            chunk = self._strip_bom(chunk)
+            if not self._started:
+                return
+        if self._cr_pending and chunk:
+            self._cr_pending = False
+            if chunk[0] == 0x0A:  # the LF of a CRLF split across reads
+                chunk = chunk[1:]
+                self.fields.lf_of_crlf()
+                if not chunk:
+                    return
+        cut = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
+        if cut < 0:
+            self._hold(chunk)
+            return
+        block = chunk if cut == len(chunk) - 1 else chunk[: cut + 1]
+        if self._pieces:
+            if not self._overlong:
+                block = b"".join(self._pieces) + block
+            self._pieces = []
+            self._pieces_len = 0
+        # Only a CR that ends the read may be the first half of a CRLF: when a partial line
+        # is held after it, the next read's LF ends that line instead.
+        self._cr_pending = cut == len(chunk) - 1 and chunk[cut] == 0x0D
+        self._block(block, t, out)
+        if cut + 1 < len(chunk):
+            self._hold(chunk[cut + 1 :])
 
-    def _lines(self, lines: list[bytes], t: float | None, out: list[SSEItem]) -> None:
-        """LF-terminated lines. The common events, a ``data:`` line (or an ``event:`` line and
-        a ``data:`` line) then a blank line, with no event pending, are read here in one step,
-        exactly as ``_process_line`` reads those lines; every other line goes through
-        ``_process_line``. The position is kept in locals meanwhile (this runs per event)."""
-        count, i, max_line, names = len(lines), 0, self.max_line, self._names
-        byte, lineno, emitted, last = self._byte, self._line, self.emitted, self._last
-        pending, last_id, append = self._ev_byte >= 0, self.last_event_id, out.append
-        window = self._window  # kept from block to block: a stream's events are alike
-        while i < count:
-            line = lines[i]
-            if not pending and i + 1 < count and (line[:6] == b"data: " or line[:7] == b"event: "):
-                self._byte, self._line, self.emitted, self._last = byte, lineno, emitted, last
-                run, window = self._run(lines, i, t, last_id, window, out)
-                if run:  # a run of the commonest events, read at once (sse_runs.py)
-                    i += run
-                    byte, lineno, emitted, last = self._byte, self._line, self.emitted, self._last
-                    continue
-            if not pending and i + 1 < count and len(line) <= max_line:
-                if not lines[i + 1] and line.startswith(b"data:"):
-                    value = line[6:] if line.startswith(b"data: ") else line[5:]
-                    end = byte + len(line) + 2
-                    last = RawEvent(-1, lineno, byte, end, t, "event", None, last_id)
-                    append(SSEItem(last, value, None, end - 2 - len(value)))
-                    byte, lineno, emitted, i = end, lineno + 2, emitted + 1, i + 2
-                    continue
-                data = lines[i + 1]
-                if (
-                    line.startswith(b"event:")
-                    and data.startswith(b"data:")
-                    and i + 2 < count
-                    and not lines[i + 2]
-                    and len(data) <= max_line
-                ):
-                    event = names.get(line) or _name(line, names)
-                    if event is not None:
-                        value = data[6:] if data.startswith(b"data: ") else data[5:]
-                        end = byte + len(line) + len(data) + 3
-                        last = RawEvent(-1, lineno, byte, end, t, "event", event, last_id)
-                        append(SSEItem(last, value, None, end - 2 - len(value)))
-                        byte, lineno, emitted, i = end, lineno + 3, emitted + 1, i + 3
-                        continue
-            self._byte, self._line, self.emitted, self._last = byte, lineno, emitted, last
-            self._process_line(line, 1, t, out)
-            byte, lineno, emitted, last = self._byte, self._line, self.emitted, self._last
-            pending, last_id = self._ev_byte >= 0, self.last_event_id
-            i += 1
-        self._byte, self._line, self.emitted, self._last = byte, lineno, emitted, last
-        self._window = window
+    def close(self, t: float | None, out: list[SSEItem]) -> None:
+        """End of input: an unterminated last line is read, with a diagnostic."""
+        if not self._started and self._head:
+            self._started = True
+            self._hold(self._head)
+        if self._overlong:
+            self._overlong = False
+            self.fields.overlong(self._skipped, 0)
+        elif self._pieces:
+            block = b"".join(self._pieces)
+            self._pieces, self._pieces_len = [], 0
+            self.fields.line(block, 0, t, out)
+            self.fields.note("unterminated_line", "info", "the last line has no line ending")
 
-    def _run(
-        self,
-        lines: list[bytes],
-        i: int,
-        t: float | None,
-        last_id: str | None,
-        window: int,
-        out: list[SSEItem],
-    ) -> tuple[int, int]:
-        """A run of data events, or of named ones, from ``lines[i]`` (sse_runs.py): how many
-        lines it took, and the window for the next one."""
-        data = lines[i].startswith(b"data: ")
-        if data:
-            sizes = data_pairs(lines, i, self.max_line, window)
+    def _hold(self, piece: bytes) -> None:
+        if self._overlong:
+            self._skipped += len(piece)
+            return
+        self._pieces.append(piece)
+        self._pieces_len += len(piece)
+        if self._pieces_len > self.fields.max_line:
+            self._overlong = True
+            self._skipped = self._pieces_len
+            self._pieces = []
+            self._pieces_len = 0
+
+    def _block(self, block: bytes, t: float | None, out: list[SSEItem]) -> None:
+        """A block made only of complete lines."""
+        if self._overlong:
+            # The first line of this block is the tail of an over-long line: drop it.
+            m = _LINES.match(block)
+            assert m is not None
+            self._overlong = False
+            self.fields.overlong(self._skipped + len(m.group(1)), len(m.group(2)))
+            block = block[m.end() :]
+        if b"\r" not in block:
+            lines = block.split(b"\n")
+            lines.pop()  # the block ends with a terminator
+            self.fields.lines(lines, t, out)
         else:
-            named, sizes = event_triples(lines, i, self.max_line, window, self._names)
-        events = len(sizes)
-        per = 2 if data else 3
-        if events == window:
-            window = min(2 * window, MAX_WINDOW)
-        elif i + per * (events + 1) <= len(lines):  # another kind of line broke the run
-            window = FIRST_WINDOW
-        if not events:
-            return 0, window
-        stop = i + per * events
-        if data:
-            items, end = read_pairs(lines[i:stop:2], sizes, self._byte, self._line, t, last_id)
-        else:
-            found = lines[i:stop:3], lines[i + 1 : stop : 3], named, sizes
-            items, end = read_triples(*found, self._byte, self._line, t, last_id)
-        out.extend(items)
-        self._byte, self._line, self._last = end, self._line + per * events, items[-1].raw
-        self.emitted += events
-        return per * events, window
+            line = self.fields.line
+            for m in _LINES.finditer(block):
+                line(m.group(1), len(m.group(2)), t, out)

@@ -1,4 +1,5 @@
-"""Runs of the commonest SSE events read at once (sse.py's ``_lines`` hands them here).
+"""Runs of the commonest SSE events read at once (``FieldDecoder.lines``, sse_fields.py, hands
+them here).
 
 A stream's events are mostly of one form: a ``data:`` line then a blank line (chat
 completions), or an ``event:`` line, a ``data:`` line and a blank line (Anthropic, Responses,
