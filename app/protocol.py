@@ -6,31 +6,227 @@ and ``CLIENT_MESSAGES`` (page to server). ``static/js/protocol.js`` mirrors both
 version; ``tests/test_protocol.py`` fails when this module, the JS mirror and the doc disagree.
 
 Every message is one JSON text frame ``{"type": ..., ...}``; ``encode`` is the only way the
-server builds one, and ``decode_client`` the only way it reads one.
+server builds one, and ``decode_client`` the only way it reads one. Each server message's
+fields are typed once, in its shape (``SERVER_SHAPES``); docs/protocol.md's field tables are
+written from them (scripts/protocol_tables.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+import msgspec.inspect
 import orjson
 
 VERSION = 2
 SUBPROTOCOL = f"streamscope.v{VERSION}"
 
-SERVER_MESSAGES: tuple[str, ...] = (
-    "hello",  # first message: protocol version and limits
-    "capture",  # what is being played: format, streams, capture-level diagnostics
-    "raw_meta",  # a batch of raw-event positions and times, columnar
-    "events",  # a batch of timeline events (docs/timeline.md)
-    "summary",  # a finished stream: assembled completion, metrics, tool calls, errors
-    "raw",  # raw event texts, in answer to raw_request
-    "status",  # a live run's state (STATUS_STATES)
-    "end",  # everything has been sent (reason: complete, done, error, cancelled, disconnected, too_large)
-    "error",  # a protocol or source error: code and message
-    "room",  # joined a presenter room: its source, your role, its current state
-    "mirror",  # a presenter room's new state (each one whole), numbered by seq
-)
+JSON = dict[str, Any]
+
+
+# ---------------------------------------------------------------- server messages' shapes
+# Each server message's fields, typed once: ``encode`` refuses a field a shape does not name
+# and one it requires that is missing; tests/test_protocol.py checks the types of the doc's
+# examples and of the messages a replay and a live run send, and that docs/protocol.md's field
+# tables are these (``field_rows``; ``python scripts/protocol_tables.py`` writes them). A field
+# with a default may be left out.
+class Hello(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """First message: protocol version and limits."""
+
+    version: int
+    server: str
+    max_message: int
+    max_raw_request: int
+
+
+class StreamInfo(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """One stream of a ``capture`` message."""
+
+    index: int
+    origin: str
+    timed: bool
+    raw: int
+    events: int
+    request: JSON | None
+    end_reason: str | None
+    dialect: str | None
+    dialect_reason: str | None
+    usage_help: dict[str, str]
+
+
+class Capture(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """What is being played: format, streams, capture-level diagnostics."""
+
+    title: str
+    source: JSON
+    format: str | None
+    compression: str | None
+    pace_ms: float
+    stall_ms: float
+    streams: list[StreamInfo]
+    diagnostics: list[JSON]
+    live: bool = False
+
+
+class RawMeta(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A batch of raw-event positions and times, columnar (``RAW_COLUMNS``)."""
+
+    stream: int
+    start: int
+    t: list[float | None]
+    line: list[int]
+    kind: list[int]
+    choices: list[int]
+    event: list[str | None]
+
+
+class Events(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A batch of timeline events (docs/timeline.md)."""
+
+    stream: int
+    events: list[JSON]
+
+
+class Summary(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A finished stream: what ``inspect --json`` says of it."""
+
+    stream: int
+    index: int
+    origin: str
+    end_reason: str | None
+    end_error: str | None
+    dialect: str | None
+    dialect_reason: str | None
+    completion: Any
+    normalized: JSON | None
+    metrics: JSON
+    tool_calls: list[JSON]
+    payloads: list[JSON]
+    errors: list[JSON]
+    diagnostics: list[JSON]
+    events: int
+    raw_events: int
+
+
+class Raw(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Raw event texts, in answer to ``raw_request``."""
+
+    stream: int
+    start: int
+    items: list[JSON]
+
+
+class Status(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A live run's state (``STATUS_STATES``); ``started`` names the recording."""
+
+    state: str
+    message: str
+    capture: str | None = None
+    url: str | None = None
+    delete_token: str | None = None
+
+
+class End(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Everything has been sent (reason: complete, done, error, cancelled, disconnected,
+    too_large)."""
+
+    reason: str
+    error: str | None = None
+
+
+class Error(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A protocol or source error: code and message."""
+
+    code: str
+    message: str
+
+
+class Room(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Joined a presenter room: its source, your role, its current state."""
+
+    room: str
+    source: JSON
+    presenter: bool
+    viewer_url: str
+    seq: int
+    action: str | None
+    state: JSON | None
+
+
+class Mirror(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A presenter room's new state (each one whole), numbered by ``seq``."""
+
+    room: str
+    seq: int
+    action: str
+    state: JSON
+
+
+SERVER_SHAPES: dict[str, type[msgspec.Struct]] = {
+    "hello": Hello,
+    "capture": Capture,
+    "raw_meta": RawMeta,
+    "events": Events,
+    "summary": Summary,
+    "raw": Raw,
+    "status": Status,
+    "end": End,
+    "error": Error,
+    "room": Room,
+    "mirror": Mirror,
+}
+SERVER_MESSAGES: tuple[str, ...] = tuple(SERVER_SHAPES)
+
+
+def _names(shape: type[msgspec.Struct]) -> tuple[frozenset[str], frozenset[str]]:
+    """A shape's field names, and those it requires (no default)."""
+    info = msgspec.inspect.type_info(shape)
+    assert isinstance(info, msgspec.inspect.StructType)
+    return (
+        frozenset(f.name for f in info.fields),
+        frozenset(f.name for f in info.fields if f.required),
+    )
+
+
+_FIELD_NAMES = {name: _names(shape) for name, shape in SERVER_SHAPES.items()}
+
+
+def field_rows(shape: type[msgspec.Struct]) -> list[str]:
+    """A shape's fields as the rows of a Markdown table (docs/protocol.md): name, JSON type,
+    whether it is always there."""
+    info = msgspec.inspect.type_info(shape)
+    assert isinstance(info, msgspec.inspect.StructType)
+    rows = ["| field | type | always |", "|---|---|---|"]
+    for f in info.fields:
+        rows.append(f"| `{f.name}` | {_type_name(f.type)} | {'yes' if f.required else 'no'} |")
+    return rows
+
+
+def _type_name(t: msgspec.inspect.Type) -> str:
+    i = msgspec.inspect
+    simple = {
+        i.IntType: "integer",
+        i.FloatType: "number",
+        i.StrType: "string",
+        i.BoolType: "boolean",
+    }
+    if type(t) in simple:
+        return simple[type(t)]
+    if isinstance(t, i.AnyType):
+        return "any"
+    if isinstance(t, i.DictType):
+        return "object"
+    if isinstance(t, i.StructType):
+        return f"`{t.cls.__name__}`"
+    if isinstance(t, i.ListType):
+        return f"list of {_type_name(t.item_type)}"
+    if isinstance(t, i.UnionType):
+        named = [_type_name(u) for u in t.types if not isinstance(u, i.NoneType)]
+        return " or ".join(named) + (" or null" if t.includes_none else "")
+    raise TypeError(f"no JSON name for {t!r}")
+
+
 CLIENT_MESSAGES: tuple[str, ...] = (
     "open",  # play a source: {"demo": name} | {"capture": id}
     "start",  # start a live run: base_url, api key (or the name of a server variable), body
@@ -72,8 +268,13 @@ def encode(message_type: str, /, **fields: Any) -> str:
 
 def encode_bytes(message_type: str, /, **fields: Any) -> bytes:
     """``encode``'s message as UTF-8 bytes, as it is framed (no round trip through ``str``)."""
-    if message_type not in SERVER_MESSAGES:
+    names = _FIELD_NAMES.get(message_type)
+    if names is None:
         raise ValueError(f"not a server message type: {message_type}")
+    allowed, required = names
+    if not (required <= fields.keys() <= allowed):
+        extra, missing = sorted(fields.keys() - allowed), sorted(required - fields.keys())
+        raise ValueError(f"{message_type}: fields {extra} not in its shape, {missing} missing")
     if message_type == "status" and fields.get("state") not in STATUS_STATES:
         raise ValueError(f"not a status state: {fields.get('state')}")
     return orjson.dumps({"type": message_type, **fields})

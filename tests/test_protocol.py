@@ -3,10 +3,12 @@ version, and the server only ever encodes types from the closed set."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from app import protocol
@@ -89,3 +91,71 @@ def test_decode_client_refuses_unknown_and_malformed():
     for bad in ("nope", "[]", '{"type": "hello"}', "{}"):
         with pytest.raises(protocol.ProtocolError):
             protocol.decode_client(bad)
+
+
+def _shape_check(message: dict) -> None:
+    """The message fits its type's shape: every field named there, of its type, none else."""
+    fields = {k: v for k, v in message.items() if k != "type"}
+    msgspec.convert(fields, protocol.SERVER_SHAPES[message["type"]])
+
+
+def _server_examples() -> list[dict]:
+    text = doc_section("Server to page")
+    return [json.loads(block) for block in re.findall(r"```json\n(.*?)\n```", text, re.S)]
+
+
+def test_every_server_example_in_the_doc_fits_its_shape():
+    examples = _server_examples()
+    assert [e["type"] for e in examples] == list(protocol.SERVER_MESSAGES)
+    for example in examples:
+        _shape_check(example)
+    with pytest.raises(msgspec.ValidationError):
+        _shape_check({"type": "end", "reason": "complete", "surprise": 1})
+    with pytest.raises(msgspec.ValidationError):
+        _shape_check(
+            {"type": "hello", "version": "2", "server": "s", "max_message": 1, "max_raw_request": 1}
+        )
+
+
+def test_the_doc_field_tables_are_the_shapes():
+    """docs/protocol.md's table under each server message is its shape's
+    (scripts/protocol_tables.py writes them)."""
+    spec = importlib.util.spec_from_file_location(
+        "protocol_tables", ROOT / "scripts" / "protocol_tables.py"
+    )
+    assert spec and spec.loader
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    assert tables.tables(DOC) == DOC
+    for name, shape in protocol.SERVER_SHAPES.items():
+        section = doc_section("Server to page").split(f"### {name}\n")[1].split("\n### ")[0]
+        assert "\n".join(protocol.field_rows(shape)) in section, name
+
+
+def test_raw_meta_columns_are_its_shape():
+    fields = [f.name for f in msgspec.structs.fields(protocol.RawMeta)]
+    assert fields == ["stream", "start", *protocol.RAW_COLUMNS]
+
+
+def test_encode_refuses_a_field_outside_the_shape_and_a_missing_one():
+    with pytest.raises(ValueError, match="not in its shape"):
+        protocol.encode("end", reason="complete", surprise=1)
+    with pytest.raises(ValueError, match=r"\['message'\] missing"):
+        protocol.encode("error", code="x")
+    assert json.loads(protocol.encode("status", state="started", message="m", capture="c"))
+
+
+def test_every_message_of_every_demo_fits_its_shape(client):
+    """The messages a replay sends (the demos' timeline documents are those messages)."""
+    from app.demos import catalog
+
+    seen = set()
+    for name in catalog():
+        url = f"/api/demos/{name}/timeline?raw=1"
+        answer = client.get(url, headers={"Host": "127.0.0.1:5000"}, buffered=True)
+        assert answer.status_code == 200, name
+        document = json.loads(answer.get_data())
+        for message in document["messages"] + document["raw"]:
+            _shape_check(message)
+            seen.add(message["type"])
+    assert {"capture", "raw_meta", "events", "summary", "end", "raw"} <= seen
