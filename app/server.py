@@ -11,7 +11,7 @@ from werkzeug.wrappers import Response
 
 from . import create_app
 from .web import logs
-from .web.services import services_of
+from .web.context import services_of
 
 
 def serve(overrides: dict[str, Any], front: str | None = None) -> int:

@@ -3,7 +3,7 @@ run's tail are built here alike, so the page never learns where its events came 
 
 ``StreamEncoder`` turns a range of one stream's raw events into a ``raw_meta`` message (one
 raw-row shape, columns) and a range of its events into ``events`` batches; ``capture_message``
-describes what is played. A replay encodes everything once (web/replay.py); a live run's hub
+describes what is played. A replay encodes everything once (services/replay.py); a live run's hub
 keeps only indices and its fan-out writer encodes each range once for all its viewers.
 """
 

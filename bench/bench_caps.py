@@ -27,7 +27,7 @@ Series (docs/security.md, "What one client can cost"):
   its JSON records a little larger than the bytes, and the bytes its timeline is read from);
 * model list answer (1 MiB, fixed): ``POST /api/models`` against the fake upstream's
   ``/big/<MB>/`` route, a models answer of that size.
-* concurrent exports and downloads (built once, sent from disk: ``app/web/results.py``): a
+* concurrent exports and downloads (built once, sent from disk: ``app/services/results.py``): a
   20 MB capture with logprobs is uploaded before the peak is reset, then 1 to 12 GETs of its
   ``player.html`` (or its JSON Lines download) are sent at once; past one, the growth must
   stay flat (before issue 26, each GET built its own: six exports of a 12 MB capture grew the

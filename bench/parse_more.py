@@ -28,10 +28,10 @@ from kit.table import Table, fmt_mb, fmt_s
 from app.captures import Limits, read_capture
 from app.domain.collector import paused
 from app.report import render, render_json, write_json
+from app.services.frames import Prepared
+from app.services.sources import Loaded, Sources
 from app.settings import load
-from app.web.frames import Prepared
-from app.web.session import Session
-from app.web.sources import Loaded, Sources
+from app.web.ws.session import Session
 
 MIB = 1024 * 1024
 GROWTH_OVER_FLOOR = 1.05  # the 10.5x for 10x the chunks, over the floor's own growth

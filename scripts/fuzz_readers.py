@@ -80,7 +80,7 @@ with atheris.instrument_imports(include=["app"]):
     from app.captures.export import to_jsonl, to_sse, to_timed
     from app.captures.scrubbing import scrub  # noqa: F401 (instrumented here, used by scrub_views)
     from app.domain.summary import summarize
-    from app.web.uploads import Importer
+    from app.services.uploads import Importer
 
 from tests.scrub_views import memory_importer, scrub_findings  # noqa: E402
 from tests.secret_har import secret_har  # noqa: E402

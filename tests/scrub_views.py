@@ -17,11 +17,11 @@ import orjson
 
 from app.captures import Capture, Limits, read_capture
 from app.domain.summary import diagnostic_json, summarize
+from app.services.exports import EXPORTS, export
+from app.services.uploads import Importer, stream_summaries
 from app.storage import CaptureRecord, NewCapture
 from app.storage.sqlite import SQLiteStore
 from app.web.errors import BadRequest
-from app.web.exports import EXPORTS, export
-from app.web.uploads import Importer, stream_summaries
 from app.wire import stream_info
 
 
@@ -119,7 +119,7 @@ def upload_views(imp: Importer, data: bytes, fmt: str | None = None) -> dict[str
     views["upload answer"] = orjson.dumps(
         [stream_summaries(imported.capture, 250.0), record.public()]
     )
-    views["page"] = orjson.dumps(  # what the replay messages carry (app/web/replay.py)
+    views["page"] = orjson.dumps(  # what the replay messages carry (app/services/replay.py)
         [
             [stream_info(stream), summarize(stream), [event.to_json() for event in stream.events]]
             + [stream.raw_text(i) for i in range(len(stream.raw))]

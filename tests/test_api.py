@@ -464,8 +464,8 @@ def test_oversize_upload_gets_413_at_once_and_the_server_keeps_serving(tmp_path)
 def test_busy_when_all_import_slots_are_taken(tmp_path, monkeypatch):
     # Unit level: the importer with no free slot answers "busy" after a short wait.
     from app.captures import Limits
+    from app.services import uploads
     from app.storage import open_store
-    from app.web import uploads
     from app.web.errors import Busy
 
     monkeypatch.setattr(uploads, "WAIT_FOR_SLOT", 0.1)

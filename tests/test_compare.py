@@ -20,8 +20,8 @@ from app.demos import catalog
 from app.domain.compare import metric_rows, output_timing, tool_pairs
 from app.domain.events import TextDelta, ToolCallArgs
 from app.domain.textdiff import diff_texts, edit_script, word_tokens
-from app.web.compare import SideRef, parse_side, split_sides
 from app.web.errors import BadRequest
+from app.web.http.compare import SideRef, parse_side, split_sides
 
 from .live_server import ROOT, LiveServer
 

@@ -15,7 +15,8 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from app.live.followed import Piece
-from app.web import fanout, frames
+from app.services import frames
+from app.web.ws import fanout
 
 
 class Guarded:

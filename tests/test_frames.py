@@ -12,7 +12,7 @@ import zlib
 import pytest
 
 from app.protocol import SUBPROTOCOL
-from app.web.frames import TAIL, Prepared, deflate
+from app.services.frames import TAIL, Prepared, deflate
 
 from .live_server import LiveServer
 from .test_live import collect

@@ -15,11 +15,13 @@ import threading
 
 import pytest
 
+from app.services import exports
+from app.services.results import IN_MEMORY, Results
+from app.services.sources import CaptureCache, Loaded
 from app.storage import NewCapture
-from app.web import create_app, exports, timeline
-from app.web.results import IN_MEMORY, Results
-from app.web.services import services_of
-from app.web.sources import CaptureCache, Loaded
+from app.web import create_app
+from app.web.context import services_of
+from app.web.http import timeline
 
 HOST = {"Host": "127.0.0.1:5000"}
 
@@ -97,7 +99,7 @@ def test_new_markers_make_a_new_export(app):
 
 @pytest.mark.parametrize("kind", exports.EXPORTS)
 def test_each_download_is_built_once_and_answered_304_by_etag(app, monkeypatch, kind):
-    builds = counting(monkeypatch, sys.modules["app.web.api"], "export")
+    builds = counting(monkeypatch, sys.modules["app.web.http.api"], "export")
     capture_id = stored(app)
     url = f"/api/captures/{capture_id}/download/{kind}"
     first, again = get(app, url), get(app, url)

@@ -20,9 +20,6 @@ LAZY = {
     "app/__init__.py": "create_app: reading a capture does not import Flask",
     "app/cli.py": "start-up: each command imports only what it runs",
     "app/storage/factory.py": "the backends: PostgreSQL's driver is optional",
-    # app.standalone.export reads app.web's sources and timeline; app.web serves the export.
-    # Until those move out of app.web to a layer of their own, the export is imported when used.
-    "app/web/exported.py": "app.standalone.export, which imports app.web's modules",
     "app/storage/postgres.py": "psycopg, an optional dependency",
 }
 
@@ -126,3 +123,34 @@ def test_imports_inside_functions_are_only_where_they_buy_something():
 
 def test_settings_imports_nothing_of_the_application():
     assert imports(APP / "settings.py") == []
+
+
+def test_the_services_layer_runs_without_flask():
+    """app/services (sources, uploads, documents, exports, results, replay, errors) is what the
+    web layer, the CLI and the offline export share: importing all of it loads no Flask."""
+    import subprocess
+    import sys
+
+    modules = sorted(
+        "app.services." + p.stem for p in (APP / "services").glob("*.py") if p.stem != "__init__"
+    )
+    assert {"app.services.sources", "app.services.uploads", "app.services.documents"} <= set(
+        modules
+    )
+    code = "import sys\n" + "".join(f"import {m}\n" for m in modules)
+    code += "print(sorted(m for m in ('flask', 'werkzeug', 'flask_sock') if m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=APP.parent, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_no_layer_below_web_imports_web():
+    """The services, the domain, captures, storage and the standalone export never import
+    app.web (the web layer sits on them, not the other way round)."""
+    below = ["services", "domain", "captures", "storage", "standalone"]
+    for package in below:
+        for path in (APP / package).rglob("*.py"):
+            names = [name for name, _ in imports(path)]
+            assert not any(n == "app.web" or n.startswith("app.web.") for n in names), path

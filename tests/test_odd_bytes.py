@@ -21,7 +21,7 @@ import pytest
 from app.live.runconfig import RunConfigError
 from app.storage import NewCapture
 from app.web import create_app
-from app.web.services import services_of
+from app.web.context import services_of
 
 HOST = "127.0.0.1:5000"
 ODD = [

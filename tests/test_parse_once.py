@@ -38,9 +38,9 @@ def counted(monkeypatch, module_name: str, name: str) -> list[int]:
 
 def test_one_upload_is_read_summarized_and_built_once(app, monkeypatch):
     reads = counted(monkeypatch, "app.captures.ingest", "read_capture")
-    reads += counted(monkeypatch, "app.web.sources", "read_capture")
-    summaries = counted(monkeypatch, "app.web.uploads", "summarize")
-    builds = counted(monkeypatch, "app.web.timeline", "write_document")
+    reads += counted(monkeypatch, "app.services.sources", "read_capture")
+    summaries = counted(monkeypatch, "app.services.uploads", "summarize")
+    builds = counted(monkeypatch, "app.web.http.timeline", "write_document")
     client = app.test_client()
     data = corpus("openai-gpt4o-tool-parallel.sse")
     answer = client.post(

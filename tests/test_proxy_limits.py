@@ -23,7 +23,7 @@ from werkzeug.serving import make_server
 
 from app import create_app
 from app.captures import read_capture
-from app.web.services import services_of
+from app.web.context import services_of
 
 from .live_server import ROOT, LiveServer, free_port
 from .proxy_helpers import (

@@ -11,8 +11,8 @@ from app.captures.ingest import IngestError, ingest
 from app.cli import build_parser
 from app.domain.dialects import DIALECTS
 from app.domain.dialects import NAMES as DIALECT_NAMES
-from app.web.sources import Sources
-from app.web.uploads import Importer
+from app.services.sources import Sources
+from app.services.uploads import Importer
 
 from .dialects.common import DIALECT_CAPTURES
 from .helpers import capture_path

@@ -9,9 +9,9 @@ from typing import Any
 
 from app import wire
 from app.captures import read_capture
+from app.services import replay
+from app.services.sources import Loaded
 from app.settings import load
-from app.web import replay
-from app.web.sources import Loaded
 
 CHUNK = (
     b'data: {"id":"c","object":"chat.completion.chunk","model":"m",'

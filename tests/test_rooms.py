@@ -22,9 +22,9 @@ from app.rooms.state import THEMES, ZOOMS, advance, parse_action, parse_state
 from app.settings import load
 from app.storage import NewCapture, open_store
 from app.storage.rooms import ROOM_IDLE_S
-from app.web.admission import Admission
 from app.web.errors import RateLimited
-from app.web.pages import THEMES as page_themes
+from app.web.http.pages import THEMES as page_themes
+from app.web.ws.admission import Admission
 
 from .redis_server import serving
 

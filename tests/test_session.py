@@ -9,10 +9,10 @@ from collections import deque
 from app.captures import Limits
 from app.demos import find
 from app.protocol import VERSION
+from app.services.frames import Prepared
+from app.services.sources import Sources
 from app.settings import load
-from app.web.frames import Prepared
-from app.web.session import Session
-from app.web.sources import Sources
+from app.web.ws.session import Session
 
 
 class FakeSocket:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from app.captures.timed import end_line, header_line, read_line, response_line
 from app.storage import NewCapture
 from app.web import create_app
-from app.web.services import services_of
+from app.web.context import services_of
 
 HOST = {"Host": "127.0.0.1:5000"}
 

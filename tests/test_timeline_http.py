@@ -14,8 +14,9 @@ import pytest
 
 from app.captures.timed import header_line, read_line, response_line
 from app.storage import NewCapture
-from app.web import codings, create_app, timeline
-from app.web.services import services_of
+from app.web import codings, create_app
+from app.web.context import services_of
+from app.web.http import timeline
 
 from .helpers import corpus
 

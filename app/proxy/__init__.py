@@ -6,7 +6,7 @@ with its timing as a live run is.
 ``exchange.py`` (one call: request, pass-through, how it ends), ``recording.py`` (the call as
 a live run, never breaking the call), ``watch.py`` (deadlines and clients that hung up),
 ``calls.py`` (the list of calls), ``service.py`` (all of it together). The web side is
-``app/web/proxy.py``.
+``app/web/http/proxy.py``.
 """
 
 PREFIX = "/proxy/"  # every forwarded call's path starts so

@@ -4,7 +4,7 @@ that changes when rooms span several processes (docs/scaling.md, "Presenter room
 ``RoomBus`` is the interface: ``publish`` numbers a new state (``seq``, one more than the last)
 and hands it to every listener of the room in this process; ``latest`` is the last state
 published; ``seed`` gives a bus that has none the state the store kept (after a restart);
-``subscribe`` registers a listener (each process's fan-out writer, app/web/room_fanout.py).
+``subscribe`` registers a listener (each process's fan-out writer, app/web/ws/room_fanout.py).
 ``LocalBus`` is the one-process implementation; ``RedisBus`` (redis_bus.py) the one across
 processes, chosen when ``STREAMSCOPE_REDIS_URL`` is set. The presenter's state is also saved in
 the store (app/storage/rooms.py), which stays the source of truth when the bus is empty or

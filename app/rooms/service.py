@@ -4,7 +4,7 @@ presenter's every message, and handing the states on to the room's bus.
 What a room may cost is capped here (docs/security.md, "Presenter rooms"): rooms per capture
 and per address (``rooms_per_capture``, ``rooms_per_client``), and the states one room mirrors
 per second (``room_rate``, a token bucket with a burst of twice that). Viewers per room are
-counted by the websocket admission (app/web/admission.py).
+counted by the websocket admission (app/web/ws/admission.py).
 """
 
 from __future__ import annotations

@@ -17,10 +17,10 @@ from ..captures import Limits
 from ..captures.ingest import ingest
 from ..demos import find
 from ..protocol import VERSION
+from ..services.documents import write_document
+from ..services.errors import NotFound
+from ..services.sources import Loaded, Sources
 from ..settings import Settings
-from ..web.errors import NotFound
-from ..web.sources import Loaded, Sources
-from ..web.timeline import write_document
 from .page import export_html, write_export
 
 DEMO_PREFIX = "demos/"

@@ -21,7 +21,7 @@ from typing import IO, Any
 import jinja2
 import orjson
 
-from ..web.resources import web_dir
+from ..resources import web_dir
 from .bundle import BundleError, bundle
 
 ENTRY = "js/standalone.js"

@@ -1,4 +1,5 @@
-"""The web application: pages, the websocket player endpoint, and (later) the REST API."""
+"""The web application (Flask): ``create_app`` wires the services (app/services, app/live,
+app/proxy, app/rooms) to the blueprints of ``http/`` and the websocket endpoint of ``ws/``."""
 
 from __future__ import annotations
 
@@ -15,31 +16,32 @@ from ..live.policy import Policy, listens_publicly
 from ..live.request import Timeouts
 from ..live.service import LiveService
 from ..proxy.service import ProxyService
+from ..resources import web_dir
 from ..rooms.bus import LocalBus
 from ..rooms.redis_bus import RedisBus
 from ..rooms.service import RoomService
+from ..services.results import Results
+from ..services.sources import Sources
+from ..services.uploads import Importer
 from ..settings import Settings, load
 from ..storage import CaptureStore, open_store
 from ..storage.factory import default_url
-from . import bodies, errors, hosts, logs, proxy, security, workload
-from .admission import Admission
-from .api import api
+from . import bodies, errors, hosts, logs, security, workload
 from .bodies import Bodies, BodyRules
-from .compare import compare
-from .exported import exported
-from .live import live
-from .markers import markers
-from .ops import ops
-from .pages import pages
-from .rawpages import raw_pages
-from .resources import web_dir
-from .results import Results
-from .rooms import rooms
-from .services import Services
-from .sources import Sources
-from .timeline import documents
-from .uploads import Importer
-from .ws import server_options, sock
+from .context import Services
+from .http import proxy
+from .http.api import api
+from .http.compare import compare
+from .http.exported import exported
+from .http.live import live
+from .http.markers import markers
+from .http.ops import ops
+from .http.pages import pages
+from .http.rawpages import raw_pages
+from .http.rooms import rooms
+from .http.timeline import documents
+from .ws.admission import Admission
+from .ws.endpoint import server_options, sock
 
 
 def live_service(store: CaptureStore, settings: Settings) -> LiveService:

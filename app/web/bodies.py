@@ -37,8 +37,8 @@ from flask.json.provider import DefaultJSONProvider
 
 from ..digits import whole_number
 from ..proxy import is_call_path
+from .context import services
 from .errors import BadRequest, Busy, PayloadTooLarge, RequestTimeout, too_large_message
-from .services import services
 from .workload import has_body
 
 SPOOL = 1024 * 1024  # bytes of a body kept in memory before it goes to a temporary file

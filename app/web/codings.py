@@ -15,7 +15,7 @@ from typing import IO
 import brotli
 from werkzeug.datastructures import Accept
 
-from .results import Out
+from ..services.results import Out
 
 GZIP_LEVEL = 6
 BROTLI_QUALITY = 6

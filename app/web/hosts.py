@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from flask import Flask, request
 
 from ..digits import whole_number
+from .context import services_of
 from .errors import BadRequest
-from .services import services_of
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 WILDCARDS = frozenset({"", "0.0.0.0", "::", "[::]"})

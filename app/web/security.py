@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, g, request
 
 from ..protocol import SUBPROTOCOL
+from .context import services, services_of
 from .errors import BadRequest, Forbidden
-from .services import services, services_of
 
 # Scripts only from this origin's /static/ (a path-restricted source, filled in per request):
 # an answer the recording proxy relays from /proxy/..., whatever its Content-Type, is never a

@@ -27,10 +27,10 @@ from collections import defaultdict
 from flask import Flask, g, request
 
 from ..proxy import is_call_path
+from .context import services
 from .errors import Busy, RateLimited
 from .security import WS_PATH
 from .sending import is_heavy
-from .services import services
 
 
 class Workload:

@@ -6,8 +6,8 @@ import time
 
 from flask import Blueprint, Response, jsonify
 
-from ..version import __version__
-from .services import services
+from ...version import __version__
+from ..context import services
 
 ops = Blueprint("ops", __name__)
 STARTED = time.time()

@@ -7,28 +7,16 @@ from there, with a strong ETag (docs/security.md, "Heavy GETs")."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import orjson
 from flask import Blueprint, Response, request
 
-from .results import Out
-from .sending import heavy, matches, send
-from .services import services
+from ...services.results import Out
+from ...standalone.export import write_loaded_export
+from ..context import services
+from ..sending import heavy, matches, send
 from .timeline import Subject, demo_subject, stored_subject, timeline_document
-
-if TYPE_CHECKING:
-    from .sources import Loaded
-
-
-def _writer() -> Callable[[Loaded, IO[bytes], list[dict[str, Any]], Any], None]:
-    # Imported when used: app.standalone reads the web package's sources and timeline modules,
-    # and importing it while this package initialises would be circular.
-    from ..standalone.export import write_loaded_export
-
-    return write_loaded_export
-
 
 exported = Blueprint("exported", __name__, url_prefix="/api")
 
@@ -40,7 +28,7 @@ def _export(subject: Subject, markers: list[dict[str, Any]], name: str) -> Respo
 
     def build(out: Out) -> None:
         with document.body(services().results, None)[0] as source:
-            _writer()(subject.load(), source, markers, out)
+            write_loaded_export(subject.load(), source, markers, out)
 
     body: IO[bytes] | None
     if document.kept is None:  # a recording still growing: built for this request only

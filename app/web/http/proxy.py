@@ -14,14 +14,14 @@ from typing import IO
 
 from flask import Blueprint, Flask, Response, g, jsonify, render_template, request
 
-from ..proxy.exchange import Body
-from ..proxy.headers import TOKEN_HEADER, to_client
-from ..proxy.outgoing import Failure
-from ..proxy.service import ProxyService
-from ..proxy.upstreams import TOKEN_PARAM, BadTarget, raw_rest, without_token
-from . import bodies
-from .errors import BadRequest, Forbidden, NotFound, error_body
-from .services import services
+from ...proxy.exchange import Body
+from ...proxy.headers import TOKEN_HEADER, to_client
+from ...proxy.outgoing import Failure
+from ...proxy.service import ProxyService
+from ...proxy.upstreams import TOKEN_PARAM, BadTarget, raw_rest, without_token
+from .. import bodies
+from ..context import services
+from ..errors import BadRequest, Forbidden, NotFound, error_body
 
 proxy = Blueprint("proxy", __name__)
 METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]

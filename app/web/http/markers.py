@@ -16,11 +16,11 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, jsonify, request
 
-from ..captures import Capture
-from ..captures.scrub import Redactions, sweep_str
-from ..storage.markers import TooManyMarkers
-from .errors import BadRequest, Forbidden, NotFound, PayloadTooLarge
-from .services import services
+from ...captures import Capture
+from ...captures.scrub import Redactions, sweep_str
+from ...storage.markers import TooManyMarkers
+from ..context import services
+from ..errors import BadRequest, Forbidden, NotFound, PayloadTooLarge
 
 markers = Blueprint("markers", __name__, url_prefix="/api")
 

@@ -12,14 +12,14 @@ if TYPE_CHECKING:  # the services' modules reach their services through this one
     from ..live.service import LiveService
     from ..proxy.service import ProxyService
     from ..rooms.service import RoomService
+    from ..services.results import Results
+    from ..services.sources import Sources
+    from ..services.uploads import Importer
     from ..settings import Settings
     from ..storage import CaptureStore
-    from .admission import Admission
     from .bodies import Bodies
-    from .results import Results
-    from .sources import Sources
-    from .uploads import Importer
     from .workload import Workload
+    from .ws.admission import Admission
 
 KEY = "streamscope"
 

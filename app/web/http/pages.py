@@ -6,12 +6,12 @@ from datetime import UTC, datetime
 
 from flask import Blueprint, render_template, request, url_for
 
-from ..captures import FORMATS, format_named
-from ..demos import catalog, find
-from ..domain.dialects import DIALECTS
-from .errors import NotFound, StreamscopeError
-from .sending import heavy
-from .services import services
+from ...captures import FORMATS, format_named
+from ...demos import catalog, find
+from ...domain.dialects import DIALECTS
+from ..context import services
+from ..errors import NotFound, StreamscopeError
+from ..sending import heavy
 from .timeline import document_digest, stored_subject
 
 pages = Blueprint("pages", __name__)

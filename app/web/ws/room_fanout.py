@@ -18,10 +18,10 @@ from __future__ import annotations
 import threading
 from collections import deque
 
-from ..protocol import encode
-from ..rooms.bus import Mirror, RoomBus
+from ...protocol import encode
+from ...rooms.bus import Mirror, RoomBus
+from ...services.frames import frame
 from .fanout import Follower
-from .frames import frame
 
 KEEP = 64  # recent states a writer keeps for followers a little behind
 IDLE_WAIT_S = 0.25

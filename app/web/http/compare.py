@@ -24,14 +24,14 @@ from urllib.parse import quote, urlsplit
 from flask import Blueprint, redirect, render_template, request
 from werkzeug.wrappers import Response
 
-from ..domain.compare import metric_rows, output_timing, pretty_arguments, tool_pairs
-from ..domain.summary import summarize
-from ..domain.textdiff import diff_texts
-from ..storage.rooms import DEMO_PREFIX
-from .errors import BadRequest, NotFound
+from ...domain.compare import metric_rows, output_timing, pretty_arguments, tool_pairs
+from ...domain.summary import summarize
+from ...domain.textdiff import diff_texts
+from ...services.sources import Loaded
+from ...storage.rooms import DEMO_PREFIX
+from ..context import services
+from ..errors import BadRequest, NotFound
 from .rooms import Conflict
-from .services import services
-from .sources import Loaded
 
 compare = Blueprint("compare", __name__)
 SIDE = re.compile(

@@ -15,20 +15,20 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..protocol import ProtocolError, encode
-from ..rooms.service import Bucket
-from ..settings import Settings
-from ..storage.rooms import RoomRecord
-from .errors import StreamscopeError
+from ...protocol import ProtocolError, encode
+from ...rooms.service import Bucket
+from ...services.frames import Prepared
+from ...settings import Settings
+from ...storage.rooms import RoomRecord
+from ..errors import StreamscopeError
 from .fanout import Follower
-from .frames import Prepared
 from .room_fanout import attach
 
 if TYPE_CHECKING:
-    from ..rooms.service import RoomService
+    from ...rooms.service import RoomService
+    from ...services.sources import Loaded, Sources
     from .admission import Admission
-    from .sources import Loaded, Sources
-    from .ws import GuardedSocket
+    from .endpoint import GuardedSocket
 
 ROOM_TICK = 0.25  # how often a room page's loop looks whether it was dropped
 

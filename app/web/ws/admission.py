@@ -17,7 +17,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .errors import Busy, RateLimited
+from ..errors import Busy, RateLimited
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent  # the app package
 
 
 def web_dir(name: str) -> Path:

@@ -23,11 +23,11 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from ..live.followed import Followed, Piece
-from .frames import frame
+from ...live.followed import Followed, Piece
+from ...services.frames import frame
 
 if TYPE_CHECKING:
-    from .ws import GuardedSocket
+    from .endpoint import GuardedSocket
 
 PER_FOLLOWER_S = 0.0002  # gather reads for 0.2 ms per follower...
 MAX_COALESCE_S = 0.04  # ...and at most 40 ms

@@ -23,24 +23,23 @@ a new version and so a new URL. A recording still growing is never immutable.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
 from flask import Blueprint, Response, request, url_for
 
-from ..demos import find as find_demo
-from ..live.recorder import RECORDED_KINDS
-from ..protocol import MAX_RAW_REQUEST, VERSION, encode
-from ..settings import Settings
-from ..wire import StreamEncoder
-from .codings import SUFFIX, compress_stream, negotiate
-from .errors import NotFound
-from .replay import encoded_capture
-from .results import Out, Result, Results
-from .sending import heavy, matches, send
-from .services import services
-from .sources import Loaded
+from ...demos import find as find_demo
+from ...live.recorder import RECORDED_KINDS
+from ...protocol import VERSION
+from ...services.documents import growing, write_document
+from ...services.results import Out, Result, Results
+from ...services.sources import Loaded
+from ...settings import Settings
+from ..codings import SUFFIX, compress_stream, negotiate
+from ..context import services
+from ..errors import NotFound
+from ..sending import heavy, matches, send
 
 documents = Blueprint("documents", __name__, url_prefix="/api")
 
@@ -99,44 +98,6 @@ class TimelineDocument:
 def _compressed(source: IO[bytes], coding: str, out: Out) -> None:
     with source:
         compress_stream(source, coding, out)
-
-
-def growing(loaded: Loaded) -> bool:
-    """A live recording that has not ended yet (its stored bytes have no end line)."""
-    return loaded.recorded_live and any(s.end_reason is None for s in loaded.capture.streams)
-
-
-def write_document(loaded: Loaded, settings: Settings, out: Out, *, raw: bool) -> None:
-    """``{"version": 2, "messages": [...]}``, with ``"raw": [...]`` when asked, written a
-    message at a time from the capture's encoded replay (never joined in memory)."""
-    encoded = encoded_capture(loaded, settings)
-    out.write(f'{{"version":{VERSION},"messages":['.encode())
-    out.write(encoded.capture.payload)
-    for stream in encoded.streams:
-        out.write(b",")
-        out.write(stream.raw_meta.payload)
-        for batch in stream.batches():
-            out.write(b",")
-            out.write(batch.payload)
-        out.write(b",")
-        out.write(stream.summary().payload)
-    out.write(b"," + encode("end", reason="complete").encode() + b"]")
-    if raw:
-        out.write(b',"raw":[')
-        for index, message in enumerate(raw_messages(loaded)):
-            out.write((b"," if index else b"") + message.encode())
-        out.write(b"]")
-    out.write(b"}")
-
-
-def raw_messages(loaded: Loaded) -> Iterator[str]:
-    """Every raw event's text, as ``raw`` messages (the shape the websocket answers a
-    ``raw_request`` with), a page at a time."""
-    for stream in loaded.capture.streams:
-        encoder = StreamEncoder(stream)
-        for start in range(0, len(stream.raw), MAX_RAW_REQUEST):
-            items = encoder.raw_items(start, MAX_RAW_REQUEST)
-            yield encode("raw", stream=stream.index, start=start, items=items)
 
 
 @dataclass(frozen=True)

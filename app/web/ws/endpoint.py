@@ -20,12 +20,12 @@ from typing import Any
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
-from ..protocol import SUBPROTOCOL, encode
-from ..settings import Settings
-from . import logs
-from .frames import Prepared, frame, peer_inflates
-from .security import WS_PATH
-from .services import services
+from ...protocol import SUBPROTOCOL, encode
+from ...services.frames import Prepared, frame, peer_inflates
+from ...settings import Settings
+from .. import logs
+from ..context import services
+from ..security import WS_PATH
 from .session import Session
 
 sock = Sock()

@@ -11,13 +11,13 @@ import hashlib
 
 from flask import Blueprint, Response, request
 
-from ..digits import whole_number
-from ..protocol import MAX_RAW_REQUEST, encode
-from ..wire import StreamEncoder
-from .codings import SUFFIX, compress, negotiate
-from .errors import BadRequest
-from .sending import heavy, matches, send
-from .services import services
+from ...digits import whole_number
+from ...protocol import MAX_RAW_REQUEST, encode
+from ...wire import StreamEncoder
+from ..codings import SUFFIX, compress, negotiate
+from ..context import services
+from ..errors import BadRequest
+from ..sending import heavy, matches, send
 from .timeline import cache_control, document_digest, stored_subject
 
 raw_pages = Blueprint("raw_pages", __name__, url_prefix="/api")

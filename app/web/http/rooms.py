@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request, url_for
 
-from ..demos import catalog
-from ..demos import find as find_demo
-from ..rooms.service import RoomRefused, RoomService
-from ..storage.rooms import RoomRecord
-from .errors import BadRequest, NotFound, RateLimited, StreamscopeError
-from .logs import client_address
-from .services import services
+from ...demos import catalog
+from ...demos import find as find_demo
+from ...rooms.service import RoomRefused, RoomService
+from ...storage.rooms import RoomRecord
+from ..context import services
+from ..errors import BadRequest, NotFound, RateLimited, StreamscopeError
+from ..logs import client_address
 
 rooms = Blueprint("rooms", __name__)
 

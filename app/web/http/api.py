@@ -6,16 +6,16 @@ from typing import IO
 
 from flask import Blueprint, Response, jsonify, request, url_for
 
-from ..captures.scrub import Redactions, sweep_str
-from ..domain.summary import diagnostic_json
-from ..settings import Settings
-from .errors import BadRequest, Forbidden, NotFound
-from .exports import EXPORTS, export, suffix_of
-from .results import Out
-from .sending import heavy, matches, send
-from .services import services
+from ...captures.scrub import Redactions, sweep_str
+from ...domain.summary import diagnostic_json
+from ...services.exports import EXPORTS, export, suffix_of
+from ...services.results import Out
+from ...services.uploads import Importer, summaries_of
+from ...settings import Settings
+from ..context import services
+from ..errors import BadRequest, Forbidden, NotFound
+from ..sending import heavy, matches, send
 from .timeline import document_digest, stored_subject, timeline_url
-from .uploads import Importer, summaries_of
 
 api = Blueprint("api", __name__, url_prefix="/api")
 

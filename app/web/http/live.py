@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
-from ..live.apis import APIS
-from ..live.models import ModelsBusy, ModelsError
-from ..live.service import PRESETS, LiveService, RunConfigError
-from .errors import BadRequest, Busy
-from .services import services
+from ...live.apis import APIS
+from ...live.models import ModelsBusy, ModelsError
+from ...live.service import PRESETS, LiveService, RunConfigError
+from ..context import services
+from ..errors import BadRequest, Busy
 
 live = Blueprint("live", __name__)
 

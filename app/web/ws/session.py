@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..protocol import (
+from ...protocol import (
     MAX_RAW_REQUEST,
     VERSION,
     ProtocolError,
@@ -20,22 +20,22 @@ from ..protocol import (
     encode,
     whole_numbers,
 )
-from ..settings import Settings
-from ..version import __version__
-from ..wire import StreamEncoder
-from .errors import StreamscopeError
-from .frames import Prepared
+from ...services.frames import Prepared
+from ...services.replay import encoded_capture
+from ...services.sources import Loaded, Sources
+from ...settings import Settings
+from ...version import __version__
+from ...wire import StreamEncoder
+from ..errors import StreamscopeError
 from .live_session import LiveViewing
-from .replay import encoded_capture
 from .room_session import RoomViewing
-from .sources import Loaded, Sources
 
 if TYPE_CHECKING:
-    from ..live.followed import Followed
-    from ..live.service import LiveService
-    from ..rooms.service import RoomService
+    from ...live.followed import Followed
+    from ...live.service import LiveService
+    from ...rooms.service import RoomService
     from .admission import Admission
-    from .ws import GuardedSocket
+    from .endpoint import GuardedSocket
 
 OPEN_TIMEOUT = 30.0
 

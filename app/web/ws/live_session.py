@@ -7,16 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..live.runconfig import RunConfigError
-from ..protocol import MAX_RAW_REQUEST, encode, whole_numbers
-from ..settings import Settings
+from ...live.runconfig import RunConfigError
+from ...protocol import MAX_RAW_REQUEST, encode, whole_numbers
+from ...services.frames import Prepared
+from ...settings import Settings
 from .fanout import Follower, attach
-from .frames import Prepared
 
 if TYPE_CHECKING:
-    from ..live.followed import Followed
-    from ..live.service import LiveService
-    from .ws import GuardedSocket
+    from ...live.followed import Followed
+    from ...live.service import LiveService
+    from .endpoint import GuardedSocket
 
 FOLLOW_TICK = 0.25  # how often a live viewer's loop looks for Stop and raw requests
 

@@ -1,0 +1,1 @@
+"""The web layer's blueprints: one per part of the site (pages, REST API, documents, live runs, the proxy, rooms)."""
