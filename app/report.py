@@ -214,7 +214,7 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
         outputs = _outputs(stream.events if scored else timeline.runs, metas)
         response_id, model = identity_of(metas)
         out.append("")
-        dialect = stream.dialect or "unknown dialect"
+        dialect = stream.dialect_name or "unknown dialect"
         out.append(
             f"Stream {stream.index + 1} ({stream.origin}): {dialect}, model {_known(model)}, "
             f"id {_known(response_id)}"

@@ -35,7 +35,7 @@ def stream_info(stream: Stream) -> dict[str, Any]:
         "events": len(stream.events),
         "request": stream.request,
         "end_reason": stream.end_reason,
-        "dialect": stream.dialect,
+        "dialect": stream.dialect_name,
         "dialect_reason": stream.dialect_reason,
         "usage_help": dialect.usage_help,
     }

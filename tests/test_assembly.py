@@ -363,7 +363,7 @@ def test_non_chunk_payloads_are_classified():
     # A chat stream that then carries another dialect's events: kept, classified, and said.
     native = corpus("anthropic-native-messages-ping.sse")
     stream = read(corpus("openai-gpt4o-content-plain.sse").replace(b"data: [DONE]", b"") + native)
-    assert stream.dialect == "chat-completions"
+    assert stream.dialect_name == "chat-completions"
     assert {e.category for e in stream.events if e.kind == "payload"} == {"foreign_event", "ping"}
     assert "mixed_dialects" in {d.code for d in stream.diagnostics}
 

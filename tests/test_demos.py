@@ -22,7 +22,7 @@ def test_every_dialect_has_a_demo_that_reads_as_that_dialect():
     assert {d.dialect for d in demos} == {d.name for d in DIALECTS}
     for demo in demos:
         streams = read_capture(demo.read_bytes()).streams
-        assert {s.dialect for s in streams} == {demo.dialect}, demo.name
+        assert {s.dialect_name for s in streams} == {demo.dialect}, demo.name
 
 
 def test_dialect_demos_are_real_captures_with_their_attribution():

@@ -323,7 +323,7 @@ def test_an_eventstream_file_is_detected_and_read():
     assert capture.format == "eventstream"
     (stream,) = capture.streams
     assert len(stream.raw) == 25 and not stream.diagnostics
-    assert stream.dialect == "bedrock-converse"
+    assert stream.dialect_name == "bedrock-converse"
     assert is_eventstream(TOOL_USE[:12]) and not is_eventstream(flip(TOOL_USE, 3)[:12])
     assert read_capture(gzip.compress(TOOL_USE)).format == "eventstream"
 
@@ -370,7 +370,7 @@ def test_a_timed_capture_of_a_bedrock_response_reads_its_frames():
     )
     capture = read_capture(data)
     (stream,) = capture.streams
-    assert capture.format == "timed" and stream.timed and stream.dialect == "bedrock-converse"
+    assert capture.format == "timed" and stream.timed and stream.dialect_name == "bedrock-converse"
     assert len(stream.raw) == 25 and not capture.all_diagnostics
     assert stream.raw[10].t == 9.0
 
@@ -421,7 +421,7 @@ def test_exports_of_an_eventstream_capture_read_back_the_same(kind):
     again = read_capture(exported)
     assert again.format == ("timed" if kind == "timed" else kind)
     (stream,) = again.streams
-    assert stream.dialect == "bedrock-converse" and not again.all_diagnostics
+    assert stream.dialect_name == "bedrock-converse" and not again.all_diagnostics
     assert summarize(stream)["completion"] == summarize(capture.streams[0])["completion"]
 
 

@@ -41,7 +41,7 @@ def test_every_download_reads_back_as_the_same_result(server, kind):
     assert status == 200
     (stream,) = read_capture(body).streams
     want = summarize(read_capture(TOOL_USE).streams[0])["completion"]
-    assert stream.dialect == "bedrock-converse"
+    assert stream.dialect_name == "bedrock-converse"
     assert summarize(stream)["completion"] == want
 
 

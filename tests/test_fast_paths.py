@@ -234,7 +234,7 @@ def timeline(data: bytes) -> Any:
         (
             [e.to_json() for e in s.events],
             [(r.to_json(), r.choices, r.output, r.reasoning) for r in s.raw],
-            s.dialect,
+            s.dialect_name,
         )
         for s in capture.streams
     ]
@@ -932,6 +932,6 @@ def _stream_view(stream: Any) -> bytes:
         (
             [e.to_json() for e in stream.events],
             [(r.to_json(), r.choices, r.output, r.reasoning) for r in stream.raw],
-            stream.dialect,
+            stream.dialect_name,
         )
     )

@@ -302,7 +302,7 @@ def test_the_body_feeder_reads_each_kind_as_it_arrives(name, content_type, mode)
     reference = read_capture(data).streams[0]
     assert chosen == mode
     assert plain(summarize(stream))["normalized"] == plain(summarize(reference))["normalized"]
-    assert stream.dialect == reference.dialect and not stream.diagnostics
+    assert stream.dialect_name == reference.dialect_name and not stream.diagnostics
     times = [raw.t for raw in stream.raw]
     assert len(set(times)) == len(times) > 1, "each payload has the time of its own read"
 
@@ -325,7 +325,7 @@ def test_a_timed_ndjson_capture_replays_with_its_own_read_times():
     records.append(end_line(10.0 * (len(lines) + 1), "done"))
     capture = read_capture(b"".join(records))
     (stream,) = capture.streams
-    assert capture.format == "timed" and stream.dialect == "ollama"
+    assert capture.format == "timed" and stream.dialect_name == "ollama"
     assert [raw.t for raw in stream.raw] == [10.0 * (i + 1) for i in range(len(lines))]
     reference = read_capture(data).streams[0]
     assert plain(summarize(stream))["normalized"] == plain(summarize(reference))["normalized"]

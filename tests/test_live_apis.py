@@ -159,7 +159,7 @@ def test_a_live_run_speaks_the_api_and_reads_as_its_dialect(
     assert capture.format == "timed" and capture.header["api"] == api
     assert capture.header["request"] == sent["body"]
     assert plain(summarize(stream))["normalized"] == want["normalized"]
-    assert stream.dialect == DIALECTS[api]
+    assert stream.dialect_name == DIALECTS[api]
     assert_real_times(stream)
     assert secret.encode() not in raw and secret not in json.dumps(messages)
     # Labelled as its stored recording reads: the URL without credentials (a query such as
@@ -280,7 +280,7 @@ def test_record_speaks_the_api_and_its_recording_replays_as_the_capture(
     capture = read_capture(data)
     (stream,) = capture.streams
     want = direct(model)
-    assert stream.dialect == DIALECTS[api]
+    assert stream.dialect_name == DIALECTS[api]
     assert plain(summarize(stream))["normalized"] == want["normalized"]
     assert_real_times(stream)
     text = want["normalized"]["outputs"][0]["text"]

@@ -66,7 +66,7 @@ def check_call(server, fake, reads: list[bytes], capture_name: str | None, diale
     assert [data for _, data in recorded] == writes(sent)
     assert same_times([t for t, _ in recorded], [t for t, _ in sent["writes"]]) < NOISE_MS
     (stream,) = read_capture(raw).streams
-    assert stream.dialect == dialect and stream.end_reason == "done"
+    assert stream.dialect_name == dialect and stream.end_reason == "done"
     if capture_name is not None:
         assert plain(summarize(stream))["normalized"] == direct(f"x:{capture_name}")["normalized"]
     return call

@@ -293,7 +293,7 @@ def test_a_recording_keeps_no_secret_and_reads_as_a_timed_capture(tmp_path):
     assert KEY.encode() not in raw and b"secret1234" not in raw and b"sk-proj-" not in raw
     assert scrub(raw, "timed")[0] == raw  # nothing left for the upload scrubber to take
     (stream,) = read_capture(raw).streams
-    assert stream.end_reason == "done" and stream.dialect == "chat-completions"
+    assert stream.end_reason == "done" and stream.dialect_name == "chat-completions"
     assert registry.get(recording.capture_id) is None and remembered == [recording.capture_id]
 
 

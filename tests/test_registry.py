@@ -47,9 +47,9 @@ def test_the_command_line_offers_every_format_and_dialect():
 def test_a_named_dialect_overrides_detection_and_a_wrong_name_is_refused():
     data = (DIALECT_CAPTURES / "anthropic-claude-haiku-4-5-tool-use.sse").read_bytes()
     detected = ingest(data, None, Limits(), store=True).capture.streams[0]
-    assert detected.dialect == "anthropic-messages"
+    assert detected.dialect_name == "anthropic-messages"
     forced = ingest(data, None, Limits(dialect="chat-completions"), store=True).capture
-    assert forced.streams[0].dialect == "chat-completions"
+    assert forced.streams[0].dialect_name == "chat-completions"
     assert forced.streams[0].dialect_reason == "named by the user"
     try:
         ingest(data, None, Limits(dialect="klingon"), store=True)

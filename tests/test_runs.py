@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from app.captures import read_capture
 from app.domain import runs
-from app.domain.dialects import DIALECTS
+from app.domain.dialects import DIALECTS, by_name
 from app.domain.dialects.base import Dialect
 from app.domain.events import (
     BlockStart,
@@ -168,7 +168,7 @@ def test_the_summary_folds_the_timeline_it_was_given_by_its_types() -> None:
     for i in range(40):
         events += [TextDelta(choice=0, text=str(i)), Usage(usage={"n": i})]
         events.append(Logprobs(choice=0, field="content", count=1, entries=b"{}"))
-    stream = Stream(0, Source(), dialect="gemini", events=events)
+    stream = Stream(0, Source(), dialect=by_name("gemini"), events=events)
     without = [e for e in events if type(e) is not Logprobs]
     for with_logprobs, timeline in ((True, events), (False, without)):
         got = fold(stream, with_logprobs=with_logprobs)

@@ -85,7 +85,9 @@ def toyspeak(tmp_path, monkeypatch):
 
 def test_a_dialect_registered_last_is_detected_on_its_own_captures(toyspeak):
     (stream,) = read_capture(CAPTURE, "sse").streams
-    assert stream.dialect == "toyspeak" and stream.dialect_reason.startswith("a toy_text field")
+    assert stream.dialect_name == "toyspeak" and stream.dialect_reason.startswith(
+        "a toy_text field"
+    )
     assert "".join(e.text for e in stream.events if e.kind == "text") == "Hello toy"
     assert not [d for d in stream.diagnostics if d.code.startswith("dialect_")]
 
@@ -105,7 +107,7 @@ def dialects_read(paths: list[Path]) -> dict[str, list[str | None]]:
             capture = read_capture(path.read_bytes())
         except Exception as exc:  # reading never raises: a failure here is the test's
             raise AssertionError(f"{path.name}: {exc!r}") from exc
-        found[path.name] = [s.dialect for s in capture.streams]
+        found[path.name] = [s.dialect_name for s in capture.streams]
     return found
 
 
@@ -138,6 +140,6 @@ def test_two_dialects_as_sure_are_said(toyspeak, monkeypatch):
     reads it, and the tie is said."""
     data = b'data: {"toy_text": "x", "object": "chat.completion.chunk", "choices": []}\n\n'
     (stream,) = read_capture(data, "sse").streams
-    assert stream.dialect == "chat-completions"
+    assert stream.dialect_name == "chat-completions"
     (tie,) = [d for d in stream.diagnostics if d.code == "dialect_tie"]
     assert "Toyspeak" in tie.message and "OpenAI chat completions" in tie.message

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 from operator import attrgetter
 from typing import Any
 
-from .dialects import CHAT, by_name
+from .dialects import CHAT
 from .dialects.base import ServerTiming, ServerTimingOf
 from .events import Event, Logprobs, Usage
 from .stream import ResponseTiming, Stream
@@ -102,7 +102,7 @@ def percentile(values: list[float], q: float) -> float | None:
 
 
 def output_tokens(stream: Stream) -> tuple[int | None, str | None]:
-    dialect = by_name(stream.dialect) or CHAT
+    dialect = stream.dialect or CHAT
     fallback = None
     # The last usage that has a count (some dialects' counts are cumulative): read from the
     # end, so a stream that sends usage with every chunk reads one, not all of them, and one
@@ -132,7 +132,7 @@ def output_tokens(stream: Stream) -> tuple[int | None, str | None]:
 
 def server_section(stream: Stream) -> dict[str, float | None] | None:
     """The server's own durations and rates (module docstring), or None."""
-    dialect = by_name(stream.dialect)
+    dialect = stream.dialect
     timing_of = dialect.server_timing if dialect else None
     if timing_of is None:
         return None

@@ -5,9 +5,12 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .events import Diagnostic, Event, RawEvent
+
+if TYPE_CHECKING:  # the record is given by the registry, which imports this module
+    from .dialects.base import Dialect
 
 MAX_DIAGNOSTICS_PER_CODE = 20
 
@@ -80,12 +83,17 @@ class Stream:
     # "lines" (one JSON payload per line), "json" (array elements, or one whole body), "docs"
     # (documentation-form blocks) or "eventstream" (binary frames).
     container: str = "sse"
-    dialect: str | None = None  # the registered dialect's name, once known (docs/dialects.md)
+    dialect: Dialect | None = None  # the registered dialect's record, once known (docs/dialects.md)
     dialect_reason: str | None = None  # why: the payload that decided it, or "named by the user"
     end_reason: str | None = None
     end_error: str | None = None
     response_timing: ResponseTiming | None = None
     _codes: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def dialect_name(self) -> str | None:
+        """The dialect's name, as ``inspect --json``, the wire and the store say it."""
+        return self.dialect.name if self.dialect is not None else None
 
     def add(self, event: Event) -> None:
         if isinstance(event, Diagnostic):

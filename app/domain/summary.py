@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .dialects import CHAT, by_name
+from .dialects import CHAT
 from .dialects.base import Dialect
 from .events import Diagnostic, Event, Logprobs, Meta, Payload, StreamError, ToolCallEnd, Usage
 from .metrics import DEFAULT_STALL_MS, compute
@@ -31,7 +31,7 @@ def diagnostic_json(diag: Diagnostic) -> dict[str, Any]:
 def dialect_of(stream: Stream) -> Dialect:
     """The stream's dialect; one whose payloads named none is summed up as chat completions
     (an empty completion)."""
-    return by_name(stream.dialect) or CHAT
+    return stream.dialect or CHAT
 
 
 def identity(stream: Stream) -> tuple[Any, Any]:
@@ -126,7 +126,7 @@ def summarize(
         "origin": stream.origin,
         "end_reason": stream.end_reason,
         "end_error": stream.end_error,
-        "dialect": stream.dialect,
+        "dialect": stream.dialect_name,
         "dialect_reason": stream.dialect_reason,
         "completion": completion,
         "normalized": normalized(runs, dialect, completion) if with_normalized else None,

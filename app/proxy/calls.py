@@ -80,7 +80,9 @@ class Call:
                 dialect=stream.dialect,
             )
         metrics = compute(copy)
-        self.facts = Facts(copy.dialect, metrics.ttft_ms, metrics.output_tokens, len(copy.events))
+        self.facts = Facts(
+            copy.dialect_name, metrics.ttft_ms, metrics.output_tokens, len(copy.events)
+        )
         return self.facts
 
     def settle(self) -> None:

@@ -126,7 +126,7 @@ def stream_summaries(capture: Capture, stall_ms: float) -> list[dict[str, Any]]:
             {
                 "index": stream.index,
                 "origin": stream.origin,
-                "dialect": stream.dialect,
+                "dialect": stream.dialect_name,
                 "model": identity(stream)[1],
                 "choices": len(outputs),
                 "finish_reasons": [o["stop_reason"] for o in outputs],

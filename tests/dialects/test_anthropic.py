@@ -83,7 +83,7 @@ def test_an_overloaded_error_mid_stream_keeps_what_came_before():
         b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'
     )
     stream = read_capture(data).streams[0]
-    assert stream.dialect == "anthropic-messages"
+    assert stream.dialect_name == "anthropic-messages"
     errors = [e for e in stream.events if e.kind == "error"]
     assert [(e.message, e.code) for e in errors] == [("Overloaded", "overloaded_error")]
     assert "".join(e.text for e in stream.events if e.kind == "text") == "Hel"

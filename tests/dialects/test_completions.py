@@ -141,7 +141,7 @@ def test_the_completion_is_what_the_sdk_chunks_concatenate_to(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_completion_chunks_are_read_as_completions_not_as_unknown_payloads(name):
     stream = read((DIALECT_CAPTURES / name).read_bytes())
-    assert stream.dialect == "completions"
+    assert stream.dialect_name == "completions"
     assert kinds(stream, "payload") == []
     assert stream.diagnostics == []
     assert "".join(e.text for e in kinds(stream, "text")) == expected(name)["final_text"]
@@ -215,7 +215,7 @@ def test_a_completion_chunk_without_object_is_still_a_completion():
         {"id": "c", "model": "m", "choices": [{"index": 0, "text": "Hi", "finish_reason": "stop"}]}
     )
     stream = read(data)
-    assert stream.dialect == "completions"
+    assert stream.dialect_name == "completions"
     assert stream.dialect_reason == "choices with text and no delta, line 1"
 
 
@@ -225,7 +225,7 @@ def test_a_chat_chunk_that_mirrors_text_next_to_its_delta_stays_chat():
         "model": "m",
         "choices": [{"index": 0, "delta": {"content": "Hi"}, "text": "Hi"}],
     }
-    assert read(sse(chat)).dialect == "chat-completions"
+    assert read(sse(chat)).dialect_name == "chat-completions"
 
 
 def test_a_chat_chunk_inside_a_completions_stream_is_a_mixed_dialect():
@@ -236,7 +236,7 @@ def test_a_chat_chunk_inside_a_completions_stream_is_a_mixed_dialect():
         "choices": [{"index": 0, "delta": {"content": "x"}}],
     }
     stream = read(sse(chunk(choice(0, "a")), chat))
-    assert stream.dialect == "completions"
+    assert stream.dialect_name == "completions"
     assert "mixed_dialects" in {d.code for d in stream.diagnostics}
     assert "".join(e.text for e in kinds(stream, "text")) == "a"
 

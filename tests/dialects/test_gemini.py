@@ -380,7 +380,7 @@ def test_a_blocked_prompt_is_an_error_and_nothing_is_lost():
         }
     )
     stream, result = read(data)
-    assert stream.dialect == "gemini"
+    assert stream.dialect_name == "gemini"
     (error,) = result["normalized"]["errors"]
     assert error["code"] == "SAFETY" and "blocked" in error["message"]
     completion = result["completion"]

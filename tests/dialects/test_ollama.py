@@ -262,7 +262,7 @@ def test_logprobs_are_logprobs_events_and_joined_in_the_final_object():
 def test_a_second_response_after_done_is_a_second_stream():
     data = ndjson(line("A"), line("", True, **DONE), line("B"), line("", True, **DONE))
     streams = read_capture(data).streams
-    assert [s.dialect for s in streams] == ["ollama", "ollama"]
+    assert [s.dialect_name for s in streams] == ["ollama", "ollama"]
     assert [summarize(s)["completion"]["message"]["content"] for s in streams] == ["A", "B"]
 
 

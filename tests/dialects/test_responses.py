@@ -219,7 +219,7 @@ def test_a_resumed_background_stream_reads_but_the_sdk_raises():
     ):
         sdk_stream(data, response_id="resp_0fef", starting_after=9)
     stream = read(data)
-    assert stream.dialect == "openai-responses"
+    assert stream.dialect_name == "openai-responses"
     assert codes(stream) == ["stream_resumed", "item_not_added"]
     ours = inspect(data)
     assert ours["completion"] == summary(name)["completion"]  # response.completed still came
@@ -609,6 +609,6 @@ def test_bad_shapes_and_unknown_events_are_said_and_nothing_is_lost():
 def test_a_chat_chunk_inside_a_responses_stream_is_a_mixed_dialect():
     chat = b'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"x"}}]}\n\n'
     stream = read(sse({"type": "response.created", "response": response("in_progress")}) + chat)
-    assert stream.dialect == "openai-responses"
+    assert stream.dialect_name == "openai-responses"
     assert "mixed_dialects" in codes(stream)
     assert kinds(stream, "text") == []

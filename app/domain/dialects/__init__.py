@@ -143,7 +143,7 @@ class Detecting(PayloadInterpreter):
 
 
 def start(stream: Stream, dialect: Dialect, reason: str) -> PayloadInterpreter:
-    stream.dialect = dialect.name
+    stream.dialect = dialect
     stream.dialect_reason = reason
     interpreter = dialect.interpreter(stream)
     interpreter.title_text, interpreter.claimant = dialect.title, claimant
