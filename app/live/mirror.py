@@ -34,7 +34,7 @@ from ..protocol import encode
 from ..storage import CaptureStore
 from ..wire import StreamEncoder
 from .followed import Piece
-from .publish import LINES, MESSAGE, OFFSET, stream_key
+from .publish import LINES, MESSAGE, OFFSET, request_stop, stream_key
 from .recorder import RECORDED_KINDS
 from .streams import Entry, RedisStreams, StreamsDown
 from .tail import RecordedTail
@@ -149,7 +149,10 @@ class Mirror:
             return live_capture_message(self.capture_id, self.stream, title, self.stall_ms)
 
     def cancel(self) -> None:
-        """Only the page that started a run stops it, and that page is on the run's process."""
+        """A Stop from a page here that may stop the run (it holds the delete token:
+        web/live_session.py): asked of the run's process through its control stream."""
+        if not request_stop(self.streams, self.capture_id, b"stopped"):
+            log.warning("live run %s: Redis unreachable; the Stop was not passed on", self.key)
 
     # ------------------------------------------------------------------ reading
     def _loop(self) -> None:

@@ -18,7 +18,8 @@ while Redis is away is published once Redis is back, or given up ``GIVE_UP_S`` a
 (its recording has everything).
 
 The same thread reads the run's control stream every ``CONTROL_S``: a Stop asked on another
-process (its recording deleted there) ends the run here.
+process (its recording deleted there, or the Stop of a page there that holds its delete token)
+ends the run here.
 """
 
 from __future__ import annotations
@@ -42,9 +43,12 @@ ENTRY_BYTES = 256 * 1024
 KEY_PREFIX = "live:"
 OFFSET, LINES, MESSAGE = b"o", b"l", b"m"
 
-# What a control request may ask, and the words the run's viewers get (docs/live.md).
+# What a control request may ask, and the words the run's viewers get (docs/live.md); a
+# ``stopped`` is the Stop of a page that holds the run's delete token, asked on another
+# process: the run's own ``cancel``, as its starter's Stop (a proxied call's goes on).
 STOPS = {
     b"deleted": ("cancelled", "the recording was deleted while it streamed; the run was stopped"),
+    b"stopped": ("cancelled", "stopped by the user"),
 }
 
 
@@ -169,9 +173,11 @@ class RunPublisher:
             return
         for request in requests:
             self.control_after = request.id
-            stop = STOPS.get(request.fields.get(b"stop", b""))
-            if stop is not None:
-                self.run.stop(*stop)
+            why = request.fields.get(b"stop", b"")
+            if why == b"stopped":
+                self.run.cancel()
+            elif why in STOPS:
+                self.run.stop(*STOPS[why])
 
 
 def request_stop(streams: RedisStreams, capture_id: str, why: bytes) -> bool:
