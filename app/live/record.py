@@ -34,7 +34,7 @@ EXIT_FAILED = 2
 
 
 class FileRecording:
-    """A recording written to a file as it streams (``recorded.py``'s ``Recording``)."""
+    """A recording written to a file as it streams (``recorded.py``'s ``RecordingTarget``)."""
 
     def __init__(self, out: Any, header: bytes) -> None:
         self.out = out

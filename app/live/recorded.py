@@ -20,7 +20,7 @@ from .feed import TimedFeed
 from .redact import Redactor
 
 
-class Recording(Protocol):
+class RecordingTarget(Protocol):
     """Where the lines go (``Recorder``, or ``streamscope record``'s file): each step gives
     back the line it wrote; ``size`` is what is written before the first step (the header)."""
 
@@ -41,7 +41,7 @@ class RecordedStream:
     def __init__(
         self,
         redactor: Redactor,
-        recording: Recording,
+        recording: RecordingTarget,
         *,
         lock: AbstractContextManager[Any] | None = None,
         added: Added = lambda line, at: None,

@@ -24,7 +24,6 @@ class RecordedTail:
         self.feed: TimedFeed | None = None
         self.at = 0  # bytes of the recording fed so far (whole lines)
         self.end: dict[str, Any] | None = None  # how it ended, once its end record came
-        self.lines = 0  # records parsed (each line once: tests count them)
 
     @property
     def stream(self) -> Stream | None:
@@ -45,7 +44,6 @@ class RecordedTail:
     def _feed(self, data: bytes) -> None:
         # No line cap here: the run's process took these reads, so its readers did.
         records = read_records(data, Capture(format="timed"), max_line=len(data) + 1)
-        self.lines += data.count(b"\n")
         if records.header is not None and self.feed is None:
             self.feed = TimedFeed(records.header)
         feed = self.feed if self.feed is not None else self._headless()
