@@ -14,7 +14,7 @@ has its duration counted on from its start. With Redis away a process lists its 
 
 from __future__ import annotations
 
-import logging
+import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -22,12 +22,12 @@ from typing import Any
 
 import orjson
 
-from ..live.streams import RedisStreams, StreamsDown
+from ..live.streams import Entry, RedisStreams, StreamsDown
 from .calls import KEPT, Call, Calls
 
-log = logging.getLogger("streamscope.proxy")
 KEY = "proxy:calls"
 TICK_S = 0.25
+PAGE = 1000  # entries read at a time
 ACTIVE = ("connecting", "streaming")
 CHANGING = ("duration_ms", "delete_token")  # not what makes a listing change
 
@@ -58,6 +58,7 @@ class SharedCalls:
         self.sent: dict[int, dict[str, Any]] = {}  # by call number: the listing last published
         self.remote: OrderedDict[str, dict[str, Any]] = OrderedDict()  # by call id
         self.after = b"0"
+        self.origin = secrets.token_hex(8).encode()  # this process's entries, not read back
         self._lock = threading.Lock()
         self._running = False
         calls.on_add = self.watch
@@ -95,7 +96,11 @@ class SharedCalls:
             return False
         try:
             self.streams.append_all(
-                KEY, [{b"c": orjson.dumps(shared(listing))} for _, listing in changed]
+                KEY,
+                [
+                    {b"c": orjson.dumps(shared(listing)), b"p": self.origin}
+                    for _, listing in changed
+                ],
             )
         except StreamsDown:
             return True
@@ -118,13 +123,22 @@ class SharedCalls:
         return every[:KEPT]
 
     def _read(self) -> None:
-        try:
-            entries = self.streams.read(KEY, self.after, 0.0, count=10 * KEPT)
-        except StreamsDown:
-            return
+        """What the stream gained since the last listing (all of it, a page at a time)."""
+        while True:
+            try:
+                entries = self.streams.read(KEY, self.after, 0.0, count=PAGE)
+            except StreamsDown:
+                return
+            self._take(entries)
+            if len(entries) < PAGE:
+                return
+
+    def _take(self, entries: list[Entry]) -> None:
         with self._lock:
             for entry in entries:
                 self.after = entry.id
+                if entry.fields.get(b"p") == self.origin:
+                    continue
                 try:
                     listing = orjson.loads(entry.fields.get(b"c", b""))
                 except orjson.JSONDecodeError:
