@@ -13,8 +13,15 @@ processes; the table gives the events each viewer got (all of them, in order), a
 of B's viewers were told they followed the stored recording meanwhile (``status`` state
 ``fallback``) and then the live edge again (``live``).
 
-    python -m bench scale                  # (a) 200 viewers, 200 chunks/s x 4000; (b) 40 viewers
-    python -m bench scale --quick          # a smoke run
+(c) What a live read costs across Redis, before and after issue 27 section 1, measured in the
+same run (``bench/live_input.py``: in this process, a real redis-server and SQLite; "before"
+is a floor of the old approach kept there): bytes per read crossing Redis, encodes per read on
+the run's process and parses per read on a mirror, CPU per read on each side, and a mirror's
+refresh with Redis away at two recording lengths.
+
+    python -m bench scale                        # (a) 200 viewers, 200 chunks/s x 4000; (b) 40 viewers; (c)
+    python -m bench scale --quick                # a smoke run
+    python -m bench scale --costs-only           # (c) alone, in about 20 s
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from kit.workers import (
     split_lateness,
     stop_all,
 )
+from live_input import measure
 
 from tests.postgres_server import PostgresServer
 from tests.redis_server import RedisServer
@@ -122,6 +130,73 @@ def summarize(views: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def costs_table(args: argparse.Namespace) -> Table:
+    """(c): before and after, measured in this run (``bench/live_input.py``)."""
+    costs = measure(args.cost_reads, list(args.lengths))
+    save_json("bench_scale_costs", costs)
+    c = costs["per_read"]
+    table = Table(
+        f"(c) A live read across Redis, {c['reads']} SSE chunks, each published before the "
+        "next: after (the code as it is) against before (a floor of the old approach)"
+    )
+    table.row(
+        "bytes per read crossing Redis",
+        f"{c['bytes_after']:.0f} B (the recorded line)",
+        f"{c['bytes_before']:.0f} B (raw_meta + events)",
+        ratio(c["bytes_after"], c["bytes_before"]),
+    )
+    table.row(
+        "encodes per read on the run's process, for Redis",
+        f"{c['producer_encodes_after']:.2f}",
+        f"{c['producer_encodes_before']:.2f}",
+        target="0",
+        ok=c["producer_encodes_after"] == 0,
+    )
+    table.row(
+        "  its CPU per read (encoding the entry)",
+        "0 us (the recorder's line)",
+        f"{c['producer_cpu_before_us']:.1f} us",
+    )
+    table.row(
+        "parses (orjson.loads) per read on a mirror",
+        f"{c['mirror_parses_after']:.2f} (the recorded line: its input)",
+        f"{c['mirror_parses_before']:.2f} (an events message, to count it; floor)",
+    )
+    table.row(
+        "CPU per read on a mirror",
+        f"{c['cpu_after_us']:.1f} us (builds the timeline, encodes it for its viewers: "
+        f"{c['mirror_encodes_after']:.1f} encodes)",
+        f"{c['cpu_before_us']:.1f} us (floor: split, type, parse to count)",
+        ratio(c["cpu_after_us"], c["cpu_before_us"]),
+    )
+    table.row(
+        "the mirror's timeline is the run's, event for event",
+        str(c["same_timeline"]),
+        target="True",
+        ok=bool(c["same_timeline"]),
+    )
+    short, long = costs["refresh"]
+    growth_after = long["after_ms"] / short["after_ms"]
+    growth_before = long["before_ms"] / short["before_ms"]
+    for part in (short, long):
+        table.row(
+            f"refresh with Redis away, recording of {part['length']:,} reads "
+            f"({part['stored_bytes'] / 1e6:.2f} MB), one read new",
+            f"{fmt_ms(part['after_ms'], 2)}, {part['bytes_after']:.0f} B read",
+            f"{fmt_ms(part['before_ms'], 2)}, {part['bytes_before'] / 1e6:.2f} MB read",
+            ratio(part["after_ms"], part["before_ms"]),
+        )
+    times = long["length"] / short["length"]
+    table.row(
+        f"  refresh cost growth for a {times:g}x longer recording",
+        f"{growth_after:.1f}x",
+        f"{growth_before:.1f}x",
+        target=f"< {times / 2:g}x (not with the length)",
+        ok=growth_after < times / 2,
+    )
+    return table
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--viewers", type=int, default=200, help="(a): split between A and B")
@@ -136,8 +211,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--procs", type=int, default=2, help="client processes per server")
     parser.add_argument("--client", choices=("websockets", "lean"), default="lean")
     parser.add_argument("--target-p95-ms", type=float, default=100.0)
+    parser.add_argument("--costs-only", action="store_true", help="(c) alone")
+    parser.add_argument("--cost-reads", type=int, default=2000, help="(c): reads of the run")
+    parser.add_argument("--lengths", type=int, nargs=2, default=[1000, 10000],
+                        help="(c): the recordings' lengths (reads) for the refresh")  # fmt: skip
     args = parse_args(parser, argv, QUICK)
     install_cleanup()
+    if args.costs_only:
+        header(packages=(*PACKAGES, "redis"), title="Scale-out: a live read across Redis")
+        table = costs_table(args)
+        print(table.render())
+        return table.verdict()
     header(
         packages=(*PACKAGES, "redis", "psycopg"), title="Scale-out: 2 processes, PostgreSQL, Redis"
     )
@@ -265,9 +349,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ktable.row("the run's own page (starter) ended", str(killed["starter_end"]), target="done",
                ok=killed["starter_end"] == "done")  # fmt: skip
+    ctable = costs_table(args)
     print(table.render())
     print()
     print(ktable.render())
+    print()
+    print(ctable.render())
+    table.failed.extend(ctable.failed)
     for part in (fan["all"], killed["all"]):
         if part["failures"]:
             print(f"\nfailures (first 5): {part['failures']}")

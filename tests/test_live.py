@@ -155,6 +155,30 @@ def test_a_share_link_opened_mid_run_gets_everything_so_far_then_follows(server,
     assert texts(seen).startswith("word0 word1")
 
 
+def test_a_page_that_resumed_stops_the_run_with_its_delete_token(server, fake):
+    """A page whose connection dropped resumes as a follower of its run (docs/protocol.md,
+    ``stop``): its Stop, with the delete token it was given, stops the upstream; a follower's
+    Stop without it is ignored. Before, no follower could stop a run."""
+    ws = start(server, fake, "slow:60")
+    first = collect(ws, until="capture", timeout=5)
+    status = started(first)
+    viewer = connect(server)
+    viewer.send(json.dumps({"type": "open", "source": {"capture": status["capture"]}}))
+    collect(viewer, until="events", timeout=5)
+    viewer.send(json.dumps({"type": "stop"}))
+    time.sleep(0.5)
+    viewer.send(json.dumps({"type": "stop", "delete_token": status["delete_token"]}))
+    stopped_at = time.monotonic()
+    seen = collect(viewer)
+    rest = collect(ws)
+    ws.close()
+    viewer.close()
+    how, when = fake.wait_end("slow:60")
+    assert how == "closed" and 0 <= when - stopped_at < 1.0  # not at the Stop without it
+    assert seen[-1]["reason"] == "cancelled" and rest[-1]["reason"] == "cancelled"
+    assert len(texts(seen).split()) < 60
+
+
 def test_stop_closes_the_upstream_within_a_second_and_keeps_the_partial_recording(server, fake):
     ws = start(server, fake, "slow:60")
     first = collect(ws, until="capture", timeout=5)

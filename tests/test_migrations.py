@@ -69,6 +69,9 @@ def check_old_store_migrated(store) -> None:
     record = store.get("old1")
     assert record is not None and record.title == "an old capture" and record.dialect is None
     assert store.read_bytes("old1") == b"data: [DONE]\n\n"
+    assert store.read_from("old1", 6) == b"[DONE]\n\n"  # its part's offset, filled in
+    store.append("old1", b"more\n")
+    assert store.read_from("old1", 14) == b"more\n"
     made, _ = store.add(NewCapture(data=b"data: {}\n\n", title="n", format="sse", streams=1))
     assert store.get(made.id) is not None and store.markers(made.id) == []
 

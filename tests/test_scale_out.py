@@ -197,3 +197,28 @@ def test_healthz_says_whether_redis_answers_and_stays_up_without_it(pair, backen
     finally:
         redis_server.start()
     assert health()[1]["redis"] == "ok"
+
+
+def test_the_page_that_holds_the_delete_token_stops_the_run_from_the_other_process(pair, fake):
+    """A page that resumed on another process (or any page holding the recording's delete
+    token) stops the run there: the Stop reaches the run's process through its control
+    stream. Before, a follower's Stop was ignored (``Mirror.cancel`` did nothing), and a Stop
+    without the token still is."""
+    a, b = pair
+    ws = start(a, fake, "slow:300", key=None)
+    first = collect(ws, until="capture", timeout=15)
+    status = started(first)
+    viewer = open_capture(b, status["capture"])
+    seen = until_events(viewer, 3)
+    viewer.send(json.dumps({"type": "stop"}))  # a share link's viewer: not theirs to stop
+    viewer.send(json.dumps({"type": "stop", "delete_token": "not-the-token"}))
+    seen += until_events(viewer, len(events(seen)) + 5)
+    assert not [m for m in seen if m["type"] == "end"]
+    viewer.send(json.dumps({"type": "stop", "delete_token": status["delete_token"]}))
+    seen += collect(viewer, timeout=30)
+    mine = first + collect(ws, timeout=30)
+    viewer.close()
+    ws.close()
+    assert mine[-1]["type"] == "end" and mine[-1]["reason"] == "cancelled"
+    assert seen[-1] == mine[-1]
+    assert len(texts(mine)) < 300

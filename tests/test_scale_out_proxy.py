@@ -64,3 +64,39 @@ def test_a_proxied_call_on_one_process_is_followed_live_on_the_other(pair):
     assert texts(messages) == "".join(f"word{i} " for i in range(30))
     assert not [m for m in messages if m["type"] == "status" and m.get("state") == "fallback"]
     assert got
+
+
+def test_a_call_through_one_process_is_listed_live_on_the_others_calls_list(pair):
+    """The calls list is every process's (docs/proxy.md, "The calls list"): a call made
+    through A is on B's list while it streams, within a second, then with how it ended; its
+    delete token stays on A. Before, B listed only its own calls."""
+    import time
+
+    a, b = pair
+    url = f"{a.url}/proxy/local/v1/chat/completions"
+    body = {"model": "slow:20", "stream": True}
+    with httpx.Client(timeout=30) as client, client.stream("POST", url, json=body) as answer:
+        pieces = answer.iter_raw()
+        next(pieces)
+        mine = calls(a)[0]
+        deadline = time.monotonic() + 1.0
+        while True:
+            listed = [c for c in calls(b) if c["id"] == mine["id"]]
+            if listed or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert listed, "listed on the other process within a second"
+        assert listed[0]["state"] == "streaming" and listed[0]["url"] == mine["url"]
+        assert listed[0]["delete_token"] is None and mine["delete_token"]
+        b"".join(pieces)
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        there = next(c for c in calls(b) if c["id"] == mine["id"])
+        here = next(c for c in calls(a) if c["id"] == mine["id"])
+        if there["state"] == "done" and there["recording_end"] is not None:
+            break
+        time.sleep(0.1)
+    assert there["state"] == "done" and there["tokens"] == here["tokens"]
+    assert {k: v for k, v in there.items() if k != "delete_token"} == {
+        k: v for k, v in here.items() if k != "delete_token"
+    }

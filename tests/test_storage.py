@@ -149,3 +149,26 @@ def test_the_server_runs_on_postgresql(postgres, tmp_path):
         assert delete(again, answer) == 204
     finally:
         again.stop()
+
+
+def test_a_growing_capture_is_read_from_any_byte_on(store):
+    """``read_from``: what a reader following a growing recording lacks, from byte N, at any
+    byte (inside a part too), with appends racing in from threads (their offsets stay whole)."""
+    record, _ = store.add(new(b"head\n"))
+
+    def writer(tag: str) -> None:
+        for i in range(10):
+            store.append(record.id, f"{tag}{i:02d}\n".encode())
+
+    threads = [threading.Thread(target=writer, args=(tag,)) for tag in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    data = store.read_bytes(record.id)
+    for start in range(len(data) + 2):
+        assert store.read_from(record.id, start) == data[start:]
+    with pytest.raises(KeyError):
+        store.read_from("missing", 0)
+    empty, _ = store.add(new(b""))
+    assert store.read_from(empty.id, 0) == b""

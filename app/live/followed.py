@@ -13,18 +13,27 @@ from typing import Any, Protocol
 @dataclass(frozen=True)
 class Piece:
     """One entry of the log: the part of the timeline one read added (raw events
-    ``[raw_start, raw_end)`` and events ``[event_start, event_end)``), or a whole message."""
+        ``[raw_start, raw_end)`` and events ``[event_start, event_end)``) and the line it was
+        recorded as (``lines``, starting at byte ``at`` of the recording: what Redis carries,
+        ``publish.py``), or a whole message. A ``derived`` message (a run's summary and end) is
+        made again from the lines by whoever follows them, so it is not published. A mirror's log
+    holds messages only, each timeline message knowing its step and that step's ranges."""
 
     raw_start: int = 0
     raw_end: int = 0
     event_start: int = 0
     event_end: int = 0
     message: str | None = None
+    lines: bytes = b""
+    at: int = 0
+    derived: bool = False
+    step: int = -1  # on a mirror: the step whose timeline this message holds (mirror.py)
 
     @property
     def empty(self) -> bool:
         return (
             self.message is None
+            and not self.lines
             and self.raw_end == self.raw_start
             and (self.event_end == self.event_start)
         )

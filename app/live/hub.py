@@ -1,9 +1,9 @@
 """A live run's timeline, shared by everyone watching it.
 
-The upstream thread feeds reads in (``LiveRun`` is the upstream's ``Sink``); each read is
-redacted (``redact.py``: swept a line at a time, so the line still open waits for its end),
-recorded, parsed, and logged as the range of the timeline it added (indices, not encoded
-text). Viewers (the person who started the run and anyone who opened its share link) each keep
+The upstream thread feeds reads in (``LiveRun`` is the upstream's ``Sink``) to the run's
+recorded stream (``recorded.py``: redacted, recorded, parsed), and each step is logged as the
+range of the timeline it added (indices, not encoded text) with the line it was recorded as
+(what Redis carries to the other processes: ``publish.py``). Viewers (the person who started the run and anyone who opened its share link) each keep
 an index into that log: a late viewer gets everything so far at once, then follows the live
 edge. The fan-out writer (web/fanout.py) encodes each range once for every viewer at the same
 place, with the encoder replays use (app/wire.py), and a viewer that falls behind gets
@@ -22,15 +22,15 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from ..captures.model import Capture
-from ..domain.body import BodyFeeder
-from ..domain.stream import Source, Stream
-from ..domain.timeline import TimelineBuilder
-from ..protocol import UNTIMED_PACE_MS, encode
-from ..wire import StreamEncoder, capture_message
+from ..domain.stream import Stream
+from ..protocol import encode
+from ..wire import StreamEncoder
 from .followed import Piece
-from .recorder import Recorder, settle_end
+from .recorded import RecordedStream
+from .recorder import Recorder
 from .redact import Redactor
 from .request import RunRequest
+from .view import live_capture_message, timeline_messages
 
 
 class Stoppable(Protocol):
@@ -56,21 +56,21 @@ class LiveRun:
         self.stall_ms = stall_ms
         self.max_bytes = max_bytes
         self.capture_id = recorder.capture_id
-        self.builder = TimelineBuilder(
-            Source(), origin=stored_origin(recorder.header), split_on_done=False, timed=True
-        )
-        self.builder.stream.request = stored_request(recorder.header)
-        self.feeder: BodyFeeder | None = None
         self.log: list[Piece] = []
         self.finished = False
         self.end_reason: str | None = None
         self.cond = threading.Condition()
+        self.recorded = RecordedStream(redactor, recorder, lock=self.cond, added=self._added)
+        self.builder = self.recorded.feed.builder
         self.upstream: Stoppable | None = None  # for cancel()
         self.writer: Any = None  # sends to the run's viewers (web/fanout.py)
         self.encoder = StreamEncoder(self.builder.stream)
         self._raw_sent = 0
         self._events_sent = 0
         self._stopped = False  # the hub stopped the upstream: what still arrives is ignored
+        # A publisher (publish.py) takes the recorded lines from the log, and lets them go
+        # once published; without one, the log keeps none.
+        self.publishing = False
 
     @property
     def stream(self) -> Stream:
@@ -85,15 +85,12 @@ class LiveRun:
     def response(
         self, t: float, status: int, content_type: str, headers: dict[str, str] | None = None
     ) -> None:
-        self.recorder.response(t, status, content_type, headers)
-        with self.cond:
-            self.feeder = BodyFeeder(self.builder, content_type)
+        self.recorded.response(t, status, content_type, headers)
 
     def read(self, t: float, data: bytes) -> None:
         if self._stopped:
             return
-        for read_at, piece in self.redactor.feed(t, data):
-            self._take(read_at, piece)
+        self.recorded.read(t, data)
         if self.recorder.deleted:
             self._stop(
                 "cancelled", "the recording was deleted while it streamed; the run was stopped"
@@ -111,17 +108,21 @@ class LiveRun:
         memory for the raw view; the timeline's objects are a small multiple of them)."""
         return self.recorder.size + self.stream.source.end
 
-    def _take(self, t: float, data: bytes) -> None:
-        if not data:
-            return
-        self.recorder.read(t, data)
-        with self.cond:
-            if self.feeder is None:
-                self.feeder = BodyFeeder(self.builder, None)
-            self.feeder.feed(data, t)
-            # Parsed and logged in one critical section, so a snapshot never sees events
-            # that are not yet in the log (a resuming page would get them twice).
-            self._append(self._new_timeline())
+    def _added(self, line: bytes, at: int) -> None:
+        """What one step of the recorded stream added, logged (``cond`` is held): parsed and
+        logged in one critical section, so a snapshot never sees events that are not yet in
+        the log (a resuming page would get them twice)."""
+        stream = self.stream
+        piece = Piece(
+            self._raw_sent,
+            len(stream.raw),
+            self._events_sent,
+            len(stream.events),
+            lines=line,
+            at=at,
+        )
+        self._raw_sent, self._events_sent = piece.raw_end, piece.event_end
+        self._append(piece)
 
     def cancel(self) -> None:
         """Stop the upstream at once (the page that started the run asked, or went away)."""
@@ -138,21 +139,11 @@ class LiveRun:
             self.upstream.stop(reason, message)
 
     def end(self, t: float, reason: str, error: str | None) -> None:
-        for read_at, piece in self.redactor.flush():  # the line still open, swept
-            self._take(read_at, piece)
-        with self.cond:
-            if self.feeder is None:
-                self.feeder = BodyFeeder(self.builder, None)
-            self.feeder.close(t)
-            reason, error = settle_end(reason, error, self.builder.interpreter.errored)
-            self.stream.end_reason = reason
-            self.stream.end_error = self.redactor.text(error) if error else None
-            self._append(self._new_timeline())
-        self.recorder.end(t, reason, error)
+        reason, _ = self.recorded.end(t, reason, error)
         end = encode("end", reason=reason, error=self.stream.end_error)
         self._publish(
-            Piece(message=self.encoder.summary(self.stall_ms)),
-            Piece(message=end),
+            Piece(message=self.encoder.summary(self.stall_ms), derived=True),
+            Piece(message=end, derived=True),
             finished=reason,
         )
 
@@ -163,12 +154,6 @@ class LiveRun:
             if self.finished:
                 return
         self._publish(Piece(message=encode("end", reason="error", error=error)), finished="error")
-
-    def _new_timeline(self) -> Piece:
-        stream = self.stream
-        piece = Piece(self._raw_sent, len(stream.raw), self._events_sent, len(stream.events))
-        self._raw_sent, self._events_sent = piece.raw_end, piece.event_end
-        return piece
 
     def _publish(self, *pieces: Piece, finished: str | None = None) -> None:
         with self.cond:
@@ -202,17 +187,7 @@ class LiveRun:
 
     def capture_message(self, title: str) -> str:
         with self.cond:
-            return capture_message(
-                title=title,
-                source={"kind": "live", "id": self.capture_id},
-                fmt="timed",
-                compression=None,
-                streams=[self.stream],
-                diagnostics=[],
-                pace_ms=UNTIMED_PACE_MS,
-                stall_ms=self.stall_ms,
-                live=True,
-            )
+            return live_capture_message(self.capture_id, self.stream, title, self.stall_ms)
 
     def capture(self) -> Capture:
         """The finished run as its stored recording reads: one timed stream, so that the first
@@ -221,33 +196,8 @@ class LiveRun:
             return Capture(format="timed", streams=[self.stream], header=self.recorder.header)
 
     def messages(self, pieces: list[Piece]) -> Iterator[str]:
-        """The log's pieces as protocol messages: consecutive timeline pieces merged into one
-        ``raw_meta`` and one or more ``events``, encoded as replays are (app/wire.py)."""
-        span: list[Piece] = []
-        for piece in [*pieces, Piece(message="")]:
-            if piece.message is None:
-                span.append(piece)
-                continue
-            if span:
-                first, last = span[0], span[-1]
-                if last.raw_end > first.raw_start:
-                    yield self.encoder.raw_meta(first.raw_start, last.raw_end)
-                if last.event_end > first.event_start:
-                    yield from self.encoder.events(first.event_start, last.event_end)
-                span = []
-            if piece.message:
-                yield piece.message
-
-
-def stored_origin(header: dict[str, Any]) -> str:
-    """A run's stream is labelled as its stored recording reads (captures/timed.py)."""
-    source = header.get("source")
-    return str((source.get("url") if isinstance(source, dict) else None) or "timed capture")
-
-
-def stored_request(header: dict[str, Any]) -> dict[str, Any] | None:
-    request = header.get("request")
-    return request if isinstance(request, dict) else None
+        """The log's pieces as protocol messages (``view.py``)."""
+        return timeline_messages(self.encoder, pieces)
 
 
 class Registry:

@@ -1,15 +1,21 @@
 """A live run of another process, followed through Redis (docs/scaling.md, "Live fan-out
 through Redis Streams").
 
-One ``Mirror`` per run and process: one thread reads the run's stream (``XREAD BLOCK`` from
-the last entry id it has) and appends the messages to a log, which the process's fan-out
-writer (web/fanout.py) sends to every viewer here, as it does a local run's. The mirror counts
-the raw rows and events it has, so an entry it partly has (a snapshot after Redis came back,
-``publish.py``) adds only the rest: nothing twice, nothing missing.
+One ``Mirror`` per run and process: the run's tail (``tail.py``) fed from Redis. It reads the
+stored recording once when it is made, then one thread reads the run's stream (``XREAD BLOCK``
+from the last entry id it has): the run's recorded lines, each entry at its byte of the
+recording, and its status messages (``publish.py``). The tail takes from each entry only the
+bytes it has not fed, so nothing is built twice and nothing is missing, and it builds the same
+timeline the run's process builds, with the same builder. Each step's raw rows and events are
+encoded once into the mirror's log, which the process's fan-out writer (web/fanout.py) sends
+to every viewer here, as it does a local run's.
 
 When Redis fails, the viewers are told (a ``status`` of state ``fallback``) and the mirror
-follows the stored recording instead (``tail.py``), polling it every ``POLL_S``; when Redis
-answers again they are told (``live``) and the mirror reads the stream on from where it was.
+follows the stored recording instead, every ``POLL_S`` reading it from the byte the tail is at
+(``read_from``: what is new, whatever the recording's length); when Redis answers again they
+are told (``live``) and the mirror reads the stream on from where it was. An entry that starts
+past the tail (the stream lost its start: ``MAXLEN``, or a restarted Redis) has what comes
+before it in the store.
 A run whose stream is gone (expired, or Redis lost it and its process did not write again) is
 followed from the store until its end record; one that never ends there (its process died) is
 ended ``disconnected`` once it is older than the longest a run may last.
@@ -23,16 +29,19 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from ..domain.stream import Source, Stream
 from ..protocol import encode
 from ..storage import CaptureStore
-from .entries import events_from, events_piece, kind_of, merged_events, merged_raw, skip_seen
+from ..wire import StreamEncoder
 from .followed import Piece
-from .publish import stream_key
+from .publish import LINES, MESSAGE, OFFSET, request_stop, stream_key
 from .recorder import RECORDED_KINDS
 from .streams import Entry, RedisStreams, StreamsDown
-from .tail import StoredTail
+from .tail import RecordedTail
+from .view import live_capture_message, span_messages
 
 log = logging.getLogger(__name__)
+END_LINE = b'{"type":"end"'  # a recorded end record starts so (captures/timed.py)
 
 BLOCK_S = 1.0
 CATCH_UP_S = 5.0  # how long a resuming page waits for a new mirror to reach its events
@@ -40,6 +49,11 @@ ENDED_KEPT = 1000
 POLL_S = 0.5
 FALLBACK = "Redis is unreachable: following the recording as the store has it (up to a second behind the live edge)"
 BACK = "Redis is back: following the live edge again"
+
+
+def is_end(text: str) -> bool:
+    """Every message starts with its type (protocol.encode)."""
+    return text.startswith('{"type":"end"')
 
 
 class Mirror:
@@ -53,18 +67,20 @@ class Mirror:
     ) -> None:
         self.capture_id = capture_id
         self.streams = streams
+        self.store = store
+        self.stall_ms = stall_ms
         self.key = stream_key(capture_id)
-        self.tail = StoredTail(store, capture_id, stall_ms)
+        self.tail = RecordedTail()
         self.deadline = deadline  # time.time() past which a run still without an end is over
         self.cond = threading.Condition()
         self.log: list[Piece] = []
+        self.closing: list[str] = []  # the summary and end, once they came
         self.finished = False
         self.writer: Any = None
-        self.have = (0, 0)  # raw rows and events in the log
         self.after = b"0"  # the last entry id read
         self.falling_back = False
-        self.tail_lock = threading.Lock()  # the stored recording, read apart from the log
-        self.tail.refresh()
+        self._steps = 0
+        self._from_store(whole=True)
         self.thread = threading.Thread(
             target=self._loop, name=f"mirror-{capture_id[:6]}", daemon=True
         )
@@ -73,26 +89,37 @@ class Mirror:
         self.thread.start()
         return self
 
+    @property
+    def stream(self) -> Stream:
+        return self.tail.stream if self.tail.stream is not None else Stream(0, Source())
+
+    @property
+    def have(self) -> tuple[int, int]:
+        """The raw rows and events built so far."""
+        stream = self.tail.stream
+        return (len(stream.raw), len(stream.events)) if stream is not None else (0, 0)
+
     # ------------------------------------------------------------------ what viewers use
     def messages(self, pieces: list[Piece]) -> Iterator[str]:
-        """The log's messages, consecutive ``raw_meta`` and ``events`` merged as a local run's
-        writer merges its pieces (hub.py): one of each per delivery, not one per entry."""
-        raw: list[str] = []
-        events: list[str] = []
-        for piece in pieces:
-            text = piece.message or ""
-            kind = kind_of(text)
-            if kind == "raw_meta":
-                raw.append(text)
-            elif kind == "events":
-                events.append(text)
-            elif text:
-                yield from merged_raw(raw)
-                yield from merged_events(events)
-                raw, events = [], []
-                yield text
-        yield from merged_raw(raw)
-        yield from merged_events(events)
+        """The log's messages, the timeline of consecutive steps merged as a local run's
+        writer merges its pieces (hub.py): one ``raw_meta`` and one ``events`` per delivery;
+        one step's messages as they were encoded."""
+        span: list[Piece] = []
+        for piece in [*pieces, Piece(message="")]:
+            if piece.step >= 0:
+                span.append(piece)
+                continue
+            if span:
+                yield from self._span(span)
+                span = []
+            if piece.message:
+                yield piece.message
+
+    def _span(self, span: list[Piece]) -> Iterator[str]:
+        if span[0].step == span[-1].step:
+            yield from (piece.message or "" for piece in span)
+        else:
+            yield from span_messages(StreamEncoder(self.stream), span[0], span[-1])
 
     def snapshot(self, events_seen: int) -> tuple[list[str], int]:
         """For a page coming back after a dropped connection: every raw row, the events from
@@ -106,26 +133,26 @@ class Mirror:
                 if left <= 0:
                     break
                 self.cond.wait(left)
-            catch_up: list[str] = []
-            for piece in self.log:
-                text = piece.message or ""
-                if kind_of(text) == "events":
-                    catch_up.extend(events_from(piece, events_seen))
-                elif kind_of(text) != "status":
-                    catch_up.append(text)
-            return catch_up, len(self.log)
+            raw, events = self.have
+            encoder = StreamEncoder(self.stream)
+            catch_up = [encoder.raw_meta(0, raw)] if raw else []
+            if events > events_seen:
+                catch_up.extend(encoder.events(events_seen, events))
+            return [*catch_up, *self.closing], len(self.log)
 
     def raw_texts(self, start: int, count: int) -> list[dict[str, Any]]:
-        with self.tail_lock:
-            self.tail.refresh()
-            return self.tail.raw_items(start, count)
+        with self.cond:
+            return StreamEncoder(self.stream).raw_items(start, count)
 
     def capture_message(self, title: str) -> str:
-        with self.tail_lock:
-            return self.tail.capture_message(title)
+        with self.cond:
+            return live_capture_message(self.capture_id, self.stream, title, self.stall_ms)
 
     def cancel(self) -> None:
-        """Only the page that started a run stops it, and that page is on the run's process."""
+        """A Stop from a page here that may stop the run (it holds the delete token:
+        web/live_session.py): asked of the run's process through its control stream."""
+        if not request_stop(self.streams, self.capture_id, b"stopped"):
+            log.warning("live run %s: Redis unreachable; the Stop was not passed on", self.key)
 
     # ------------------------------------------------------------------ reading
     def _loop(self) -> None:
@@ -134,7 +161,7 @@ class Mirror:
                 self._step()
         except Exception:  # a bug must not leave this process's viewers without an end
             log.exception("following live run %s failed", self.key)
-            self._append([encode("end", reason="error", error="following the run failed")], None)
+            self._end(encode("end", reason="error", error="following the run failed"))
 
     def _step(self) -> None:
         try:
@@ -147,71 +174,103 @@ class Mirror:
             return
         self._say("live", BACK, falling_back=False)
         for entry in entries:
-            self._take(entry)
+            if not self._take(entry):
+                time.sleep(POLL_S)  # what comes before it is not in the store yet either
+                return
+            self.after = entry.id
         if gone:  # expired, or lost by Redis and not written since: the store has the run
             self._from_store()
 
     def _say(self, state: str, message: str, *, falling_back: bool) -> None:
         if self.falling_back != falling_back:
             self.falling_back = falling_back
-            self._append([encode("status", state=state, message=message)], None)
+            with self.cond:
+                self._append(Piece(message=encode("status", state=state, message=message)))
 
-    def _take(self, entry: Entry) -> None:
-        raw = [int(x) for x in entry.fields.get(b"r", b"0 0").split()]
-        events = [int(x) for x in entry.fields.get(b"e", b"0 0").split()]
-        if raw[0] > self.have[0] or events[0] > self.have[1]:
-            self._from_store()  # the stream lost its start (MAXLEN): the store has it
-        texts = entry.fields.get(b"m", b"").decode().split("\n")
-        self._append_entry(texts, events[0], (raw[1], events[1]))
-        self.after = entry.id
-
-    def _append_entry(self, texts: list[str], first_event: int, ends: tuple[int, int]) -> None:
-        kept: list[str | Piece] = []
-        at = first_event
-        for text in texts:
-            kind = kind_of(text)
-            if kind == "events":
-                piece = events_piece(text, at)
-                at = piece.event_end
-                kept.extend(skip_seen(piece, self.have[1]))
-            elif kind == "raw_meta" and ends[0] <= self.have[0]:
-                continue
-            elif text:
-                kept.append(text)
-        self._append(kept, ends)
-
-    def _from_store(self) -> None:
-        with self.tail_lock:
-            self.tail.refresh()
-            texts = self.tail.messages_from(*self.have)
-            counts = self.tail.counts()
-        if self.tail.deleted:
-            texts = [encode("end", reason="cancelled", error="the recording was deleted")]
-        elif not texts and self.tail.end is None and time.time() > self.deadline:
-            texts = [
-                encode("end", reason="disconnected", error="the run's server stopped answering")
-            ]
-        pieces: list[str | Piece] = []
-        at = self.have[1]  # the tail's events start where the log's end (messages_from)
-        for text in texts:
-            if kind_of(text) == "events":
-                piece = events_piece(text, at)
-                pieces.append(piece)
-                at = piece.event_end
+    def _take(self, entry: Entry) -> bool:
+        """One entry: a message (a status, or the end of a run that could not end as
+        recorded), or recorded lines from a byte of the recording on (``publish.py``)."""
+        fields = entry.fields
+        if MESSAGE in fields:
+            text = fields[MESSAGE].decode()
+            if is_end(text):
+                self._end(text)
             else:
-                pieces.append(text)
-        self._append(pieces, (max(self.have[0], counts[0]), max(self.have[1], counts[1])))
+                with self.cond:
+                    self._append(Piece(message=text))
+            return True
+        at = int(fields.get(OFFSET, b"0"))
+        if at > self.tail.at:
+            self._from_store()  # the stream lost its start (MAXLEN, a restart): the store has it
+        return self._feed(at, fields.get(LINES, b""))
 
-    def _append(self, items: list[str | Piece], ends: tuple[int, int] | None) -> None:
+    def _from_store(self, *, whole: bool = False) -> None:
+        """What the stored recording adds: from the byte the tail is at on (the first time,
+        all of it)."""
+        try:
+            at = 0 if whole else self.tail.at
+            data = (
+                self.store.read_bytes(self.capture_id)
+                if whole
+                else self.store.read_from(self.capture_id, at)
+            )
+        except KeyError:
+            self._end(encode("end", reason="cancelled", error="the recording was deleted"))
+            return
+        fed = self.tail.at
+        self._feed(at, data)
+        if self.tail.at == fed and self.tail.end is None and time.time() > self.deadline:
+            self._end(
+                encode("end", reason="disconnected", error="the run's server stopped answering")
+            )
+
+    def _feed(self, at: int, data: bytes) -> bool:
+        """Build what these lines add, and log it as one step."""
         with self.cond:
-            for item in items:
-                piece = item if isinstance(item, Piece) else Piece(message=item)
-                self.log.append(piece)
-                if kind_of(piece.message or "") == "end":
-                    self.finished = True
-            if ends is not None:
-                self.have = (max(self.have[0], ends[0]), max(self.have[1], ends[1]))
-            self.cond.notify_all()
+            if self.finished:
+                return True
+            raw, events = self.have
+            if not self.tail.take(at, data):
+                return False
+            self._log_step(raw, events)
+            end = self.tail.end
+            if end is not None:
+                encoder = StreamEncoder(self.stream)
+                self.closing = [
+                    encoder.summary(self.stall_ms),
+                    encode("end", reason=end["reason"], error=end["error"]),
+                ]
+                self._append(*(Piece(message=text) for text in self.closing))
+                self.finished = True
+            return True
+
+    def _log_step(self, raw: int, events: int) -> None:
+        """The step's raw rows and events, encoded once, each message a piece that knows the
+        step's ranges (``cond`` is held)."""
+        now_raw, now_events = self.have
+        if (now_raw, now_events) == (raw, events):
+            return
+        encoder = StreamEncoder(self.stream)
+        texts = [encoder.raw_meta(raw, now_raw)] if now_raw > raw else []
+        if now_events > events:
+            texts.extend(encoder.events(events, now_events))
+        step = self._steps
+        self._steps += 1
+        self._append(
+            *(Piece(raw, now_raw, events, now_events, message=text, step=step) for text in texts)
+        )
+
+    def _end(self, text: str) -> None:
+        with self.cond:
+            if not self.finished:
+                self.closing = [text]
+                self._append(Piece(message=text))
+                self.finished = True
+
+    def _append(self, *pieces: Piece) -> None:
+        """Add to the log and wake the viewers; the caller holds ``cond``."""
+        self.log.extend(pieces)
+        self.cond.notify_all()
 
 
 class Mirrors:
@@ -277,5 +336,7 @@ class Mirrors:
             return True  # the stored recording decides (its end record)
         if last is None:
             return True
-        texts = last.fields.get(b"m", b"").decode().split("\n")
-        return not any(kind_of(text) == "end" for text in texts)
+        if MESSAGE in last.fields:
+            return not is_end(last.fields[MESSAGE].decode())
+        lines = last.fields.get(LINES, b"")
+        return not (lines.startswith(END_LINE) or b"\n" + END_LINE in lines)

@@ -1,20 +1,25 @@
-"""A live run's log, published to its Redis stream for viewers on other processes
+"""A live run's input, published to its Redis stream for viewers on other processes
 (docs/scaling.md, "Live fan-out through Redis Streams").
 
 The publisher is one more reader of the run's log (``hub.py``), on its own thread, as the
-fan-out writer is: the upstream thread only appends to the log and never waits for Redis. Each
-entry carries what the log pieces it covers say, encoded as the page receives it (``m``: the
-protocol messages, one per line), and the ranges of raw rows (``r``) and events (``e``) they
-cover, so that a reader knows where each entry starts and can skip what it already has.
+fan-out writer is: the upstream thread only appends to the log and never waits for Redis.
+What crosses Redis is what came in, not what went out: the lines the run recorded (the
+redacted reads with their times, the response and the end, as the store has them: ``l``, from
+byte ``o`` of the recording on) and the status messages its viewers get (``m``). A follower
+builds the timeline from the lines with the same builder (``mirror.py``), so nothing is
+encoded for Redis here, and the summary and end it makes itself from the end line.
 
-When Redis fails, the publisher keeps its place and tries again every ``RETRY_S``; the first
-entry after a failure (and the very first) is a snapshot, the whole timeline so far, so a
-stream that Redis lost in a restart is whole again from its first entry on. The run records
-to the store as always; a run that ends while Redis is away is published once Redis is back,
-or given up ``GIVE_UP_S`` after its end (its recording has everything).
+One batch of log pieces is one ``XADD`` per run of lines (at most ``ENTRY_BYTES`` each) and
+per message, in one round trip, in order; the stream's first batch gives its lines before its
+messages (what was recorded so far, then what was said meanwhile). When Redis fails, the
+publisher keeps its place and tries again every ``RETRY_S``; a follower finds in the store
+whatever a stream lost (each entry says where in the recording it starts). A run that ends
+while Redis is away is published once Redis is back, or given up ``GIVE_UP_S`` after its end
+(its recording has everything).
 
 The same thread reads the run's control stream every ``CONTROL_S``: a Stop asked on another
-process (its recording deleted there) ends the run here.
+process (its recording deleted there, or the Stop of a page there that holds its delete token)
+ends the run here.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import contextlib
 import logging
 import threading
 import time
+from dataclasses import replace
 
 from .followed import Piece
 from .hub import LiveRun
@@ -33,11 +39,16 @@ log = logging.getLogger(__name__)
 RETRY_S = 0.5
 CONTROL_S = 0.25
 GIVE_UP_S = 30.0
+ENTRY_BYTES = 256 * 1024
 KEY_PREFIX = "live:"
+OFFSET, LINES, MESSAGE = b"o", b"l", b"m"
 
-# What a control request may ask, and the words the run's viewers get (docs/live.md).
+# What a control request may ask, and the words the run's viewers get (docs/live.md); a
+# ``stopped`` is the Stop of a page that holds the run's delete token, asked on another
+# process: the run's own ``cancel``, as its starter's Stop (a proxied call's goes on).
 STOPS = {
     b"deleted": ("cancelled", "the recording was deleted while it streamed; the run was stopped"),
+    b"stopped": ("cancelled", "stopped by the user"),
 }
 
 
@@ -45,22 +56,39 @@ def stream_key(capture_id: str) -> str:
     return KEY_PREFIX + capture_id
 
 
-def entry_fields(run: LiveRun, pieces: list[Piece], at: tuple[int, int], snapshot: bool) -> Fields:
-    """One entry for these log pieces: the raw rows and events from ``at`` (what was published
-    before) to the end of the last timeline piece, all of them from 0 for a ``snapshot``."""
-    timeline = [p for p in pieces if p.message is None]
-    raw_end = timeline[-1].raw_end if timeline else at[0]
-    events_end = timeline[-1].event_end if timeline else at[1]
-    start = (0, 0) if snapshot else at
-    if snapshot:
-        whole = Piece(0, raw_end, 0, events_end)
-        pieces = [whole, *(p for p in pieces if p.message is not None)]
-    messages = "\n".join(run.messages(pieces))
-    return {
-        b"r": f"{start[0]} {raw_end}".encode(),
-        b"e": f"{start[1]} {events_end}".encode(),
-        b"m": messages.encode(),
-    }
+def entries_of(pieces: list[Piece], *, first: bool = False) -> list[Fields]:
+    """The entries for these log pieces: consecutive recorded lines as one (from the byte the
+    first starts at), each message to publish as one; a ``first`` batch's lines first."""
+    lines: list[Fields] = []
+    messages: list[Fields] = []
+    order: list[Fields] = []
+    run: list[bytes] = []
+    at = 0
+    size = 0
+
+    def cut() -> None:
+        nonlocal run, size
+        if run:
+            entry = {OFFSET: str(at).encode(), LINES: b"".join(run)}
+            lines.append(entry)
+            order.append(entry)
+        run, size = [], 0
+
+    for piece in pieces:
+        if piece.lines:
+            if run and size + len(piece.lines) > ENTRY_BYTES:
+                cut()
+            if not run:
+                at = piece.at
+            run.append(piece.lines)
+            size += len(piece.lines)
+        elif piece.message is not None and not piece.derived:
+            cut()
+            entry = {MESSAGE: piece.message.encode()}
+            messages.append(entry)
+            order.append(entry)
+    cut()
+    return [*lines, *messages] if first else order
 
 
 class RunPublisher:
@@ -69,11 +97,11 @@ class RunPublisher:
         self.streams = streams
         self.key = stream_key(run.capture_id)
         self.index = 0  # the next log piece to publish
-        self.at = (0, 0)  # raw rows and events published so far
-        self.snapshot = True  # the next entry starts the stream (first, or after a failure)
         self.control_after = b"0"
         self.control_at = 0.0
-        self.published = 0  # entries written (for tests and the log)
+        self.published = 0  # batches written (for tests and the log)
+        self.failing = False
+        run.publishing = True  # before the run's first read (service.py, proxy/service.py)
         self.thread = threading.Thread(
             target=self._loop, name=f"publish-{run.capture_id[:6]}", daemon=True
         )
@@ -107,22 +135,28 @@ class RunPublisher:
                 time.sleep(RETRY_S)
 
     def _publish(self, pieces: list[Piece]) -> bool:
-        if self.snapshot and self.published and not self.streams.ping():
-            return False  # still away: the whole timeline is not encoded again for nothing
-        fields = entry_fields(self.run, pieces, self.at, self.snapshot)
+        entries = entries_of(pieces, first=not self.published)
         try:
-            self.streams.append(self.key, fields)
+            if entries:
+                self.streams.append_all(self.key, entries)
         except StreamsDown as exc:
-            if not self.snapshot:
+            if not self.failing:
                 log.warning("live run %s: Redis unreachable (%s); retrying", self.key, exc)
-            self.snapshot = True
+            self.failing = True
             return False
-        raw, events = fields[b"r"].split(), fields[b"e"].split()
-        self.at = (int(raw[1]), int(events[1]))
+        self.failing = False
+        self._let_go(self.index, self.index + len(pieces))
         self.index += len(pieces)
-        self.snapshot = False
         self.published += 1
         return True
+
+    def _let_go(self, start: int, end: int) -> None:
+        """The log keeps the published pieces' ranges, not their lines (the store has them)."""
+        log = self.run.log
+        with self.run.cond:
+            for index in range(start, end):
+                if log[index].lines:
+                    log[index] = replace(log[index], lines=b"")
 
     def _close(self) -> None:
         with contextlib.suppress(StreamsDown):  # else it expires ``ttl`` after its last entry
@@ -139,9 +173,11 @@ class RunPublisher:
             return
         for request in requests:
             self.control_after = request.id
-            stop = STOPS.get(request.fields.get(b"stop", b""))
-            if stop is not None:
-                self.run.stop(*stop)
+            why = request.fields.get(b"stop", b"")
+            if why == b"stopped":
+                self.run.cancel()
+            elif why in STOPS:
+                self.run.stop(*STOPS[why])
 
 
 def request_stop(streams: RedisStreams, capture_id: str, why: bytes) -> bool:

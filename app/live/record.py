@@ -16,15 +16,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+import orjson
+
 from ..captures.timed import end_line, header_line, read_line, response_line
-from ..domain.body import BodyFeeder
 from ..domain.events import ReasoningDelta, RefusalDelta, TextDelta, ToolCallArgs, ToolCallStart
 from ..domain.metrics import compute
-from ..domain.stream import Source
-from ..domain.timeline import TimelineBuilder
 from .apis import api_named
 from .policy import Policy
-from .recorder import clean_body, public_source, settle_end
+from .recorded import RecordedStream
+from .recorder import clean_body, public_source
 from .redact import Redactor
 from .request import RunRequest
 from .upstream import UpstreamRun
@@ -33,67 +33,69 @@ EXIT_OK = 0
 EXIT_FAILED = 2
 
 
+class FileRecording:
+    """A recording written to a file as it streams (``recorded.py``'s ``RecordingTarget``)."""
+
+    def __init__(self, out: Any, header: bytes) -> None:
+        self.out = out
+        self.header: dict[str, Any] = orjson.loads(header)
+        self.size = len(header)
+        out.write(header)
+
+    def response(
+        self, t: float, status: int, content_type: str, headers: dict[str, str] | None = None
+    ) -> bytes:
+        return self._write(response_line(t, status, content_type))
+
+    def read(self, t: float, data: bytes) -> bytes:
+        return self._write(read_line(t, data))
+
+    def end(self, t: float, reason: str, error: str | None) -> bytes:
+        return self._write(end_line(t, reason, error))
+
+    def _write(self, line: bytes) -> bytes:
+        self.out.write(line)
+        self.out.flush()
+        return line
+
+
 class FileSink:
     """Writes the recording and prints what the stream says, as it says it."""
 
     def __init__(self, request: RunRequest, out: Any, echo: TextIO) -> None:
-        self.redactor = Redactor(request.secrets())
-        self.out = out
+        redactor = Redactor(request.secrets())
         self.echo = echo
-        self.builder = TimelineBuilder(
-            Source(), origin=request.url, split_on_done=False, timed=True
-        )
-        self.feeder: BodyFeeder | None = None
         self.printed = 0
         self.reason = "error"
         created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        source = public_source(request.url, self.redactor)
-        out.write(
-            header_line(
-                created=created,
-                source=source,
-                api=request.api.name,
-                request=clean_body(request.body, self.redactor),
-            )
+        header = header_line(
+            created=created,
+            source=public_source(request.url, redactor),
+            api=request.api.name,
+            request=clean_body(request.body, redactor),
         )
+        self.recorded = RecordedStream(
+            redactor, FileRecording(out, header), added=lambda line, at: self._print_new()
+        )
+        self.redactor = redactor
+        self.builder = self.recorded.feed.builder
 
     def status(self, state: str, message: str) -> None:
         if state == "retrying":
             print(f"[{message}]", file=sys.stderr)
 
     def response(self, t: float, status: int, content_type: str) -> None:
-        self.out.write(response_line(t, status, content_type))
-        self.feeder = BodyFeeder(self.builder, content_type)
+        self.recorded.response(t, status, content_type)
 
     def read(self, t: float, data: bytes) -> None:
-        for read_at, piece in self.redactor.feed(t, data):  # the line still open waits
-            self._write(read_at, piece)
-
-    def _write(self, t: float, data: bytes) -> None:
-        if not data:
-            return
-        self.out.write(read_line(t, data))
-        self.out.flush()
-        if self.feeder is None:
-            self.feeder = BodyFeeder(self.builder, None)
-        self.feeder.feed(data, t)
-        self._print_new()
+        self.recorded.read(t, data)
 
     def end(self, t: float, reason: str, error: str | None) -> None:
-        for read_at, piece in self.redactor.flush():  # the line still open, swept
-            self._write(read_at, piece)
-        if self.feeder is None:
-            self.feeder = BodyFeeder(self.builder, None)
-        self.feeder.close(t)
-        self._print_new()
-        reason, error = settle_end(reason, error, self.builder.interpreter.errored)
-        error = self.redactor.text(error) if error else None
-        self.out.write(end_line(t, reason, error))
-        self.reason = reason
-        self.builder.stream.end_reason, self.builder.stream.end_error = reason, error
+        self.reason, _ = self.recorded.end(t, reason, self.redactor.text(error) if error else None)
+        error = self.builder.stream.end_error
         self.echo.write("\n")
         if error:
-            print(f"[{reason}: {error}]", file=sys.stderr)
+            print(f"[{self.reason}: {error}]", file=sys.stderr)
 
     def _print_new(self) -> None:
         events = self.builder.stream.events

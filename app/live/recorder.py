@@ -87,18 +87,20 @@ class Recorder:
         # live is labelled the same way, so it is the capture the stored bytes read as.
         self.header: dict[str, Any] = orjson.loads(header)
 
+    # Each step gives back the line it recorded (``recorded.py`` publishes the same bytes).
     def response(
         self, t: float, status: int, content_type: str, headers: dict[str, str] | None = None
-    ) -> None:
-        self._add(response_line(t, status, content_type, headers))
+    ) -> bytes:
+        return self._add(response_line(t, status, content_type, headers))
 
-    def read(self, t: float, data: bytes) -> None:
-        self._add(read_line(t, data))
+    def read(self, t: float, data: bytes) -> bytes:
+        return self._add(read_line(t, data))
 
-    def end(self, t: float, reason: str, error: str | None) -> None:
-        self._add(end_line(t, reason, self.redactor.text(error) if error else None))
+    def end(self, t: float, reason: str, error: str | None) -> bytes:
+        line = self._add(end_line(t, reason, self.redactor.text(error) if error else None))
         self.flush()
         self._write(self._finish)
+        return line
 
     def _finish(self) -> None:
         if not self.deleted and not self.failed:
@@ -107,14 +109,15 @@ class Recorder:
             except KeyError:
                 self.deleted = True
 
-    def _add(self, line: bytes) -> None:
+    def _add(self, line: bytes) -> bytes:
         if self.deleted:
-            return
+            return line
         self._buffer.append(line)
         self._size += len(line)
         self.size += len(line)
         if self._size >= FLUSH_BYTES or time.monotonic() - self._flushed >= FLUSH_SECONDS:
             self.flush()
+        return line
 
     def flush(self) -> None:
         if self._buffer and not self.deleted:
@@ -140,14 +143,6 @@ class Recorder:
             task()
         else:
             self.defer(task)
-
-
-def settle_end(reason: str, error: str | None, errored: bool) -> tuple[str, str | None]:
-    """How a run ended: one the upstream closed normally is still an error when the stream
-    reported one (the live page and ``streamscope record`` say the same)."""
-    if reason == "done" and errored:
-        return "error", error or "the stream reported an error"
-    return reason, error
 
 
 def run_title(url: str, model: str | None) -> str:

@@ -70,6 +70,18 @@ class RedisStreams:
             raise StreamsDown(str(exc)) from None
         return bytes(entry_id)
 
+    def append_all(self, key: str, entries: list[Fields]) -> None:
+        """Add these entries in order, in one round trip and all or none (``MULTI``), trimming
+        and renewing the key's expiry as ``append`` does."""
+        try:
+            pipe = self.client.pipeline(transaction=True)
+            for fields in entries:
+                pipe.xadd(key, fields, maxlen=self.maxlen, approximate=True)  # type: ignore[arg-type]
+            pipe.expire(key, self.ttl)
+            pipe.execute()
+        except redis.RedisError as exc:
+            raise StreamsDown(str(exc)) from None
+
     def close(self, key: str) -> None:
         """The stream is complete: it (and its control stream) expire ``ttl_after`` from now."""
         try:

@@ -14,6 +14,7 @@ import itertools
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -118,10 +119,16 @@ class Calls:
     def __init__(self, kept: int = KEPT) -> None:
         self._calls: deque[Call] = deque(maxlen=kept)
         self._lock = threading.Lock()
+        self.on_add: Callable[[Call], None] = lambda call: None  # shared.py publishes it
 
     def add(self, call: Call) -> None:
         with self._lock:
             self._calls.appendleft(call)
+        self.on_add(call)
+
+    def kept(self) -> list[Call]:
+        with self._lock:
+            return list(self._calls)
 
     def listing(self) -> list[dict[str, Any]]:
         """Every call kept, newest first."""

@@ -28,6 +28,7 @@ from .calls import Call, Calls
 from .exchange import Exchange
 from .outgoing import Outgoing
 from .recording import start_recording, too_many_containers
+from .shared import SharedCalls
 from .upstreams import Upstream, api_of, model_of, parse_upstreams
 from .watch import Watch
 from .writer import StoreWriter
@@ -42,12 +43,18 @@ class ProxyService:
         self.public = live.policy.public
         self.max_body_mb = settings.proxy_max_body_mb
         self.calls = Calls()
+        # With Redis, every process lists every process's calls (shared.py).
+        self.shared = SharedCalls(self.calls, live.streams) if live.streams is not None else None
         self.watch = Watch()
         self.writer = StoreWriter()
 
     @property
     def enabled(self) -> bool:
         return bool(self.upstreams)
+
+    def listing(self) -> list[dict[str, Any]]:
+        """The calls, newest first: this process's, and with Redis every other's too."""
+        return self.shared.listing() if self.shared is not None else self.calls.listing()
 
     def why_locked(self, presented: str | None) -> str | None:
         """Why a request may not use the proxy with this token, or None when it may."""

@@ -95,6 +95,11 @@ class CaptureStore(Protocol):
     def read_bytes(self, capture_id: str) -> bytes:
         """The stored bytes (raises KeyError when absent)."""
 
+    def read_from(self, capture_id: str, start: int) -> bytes:
+        """The stored bytes from byte ``start`` on (raises KeyError when absent); what a
+        reader following a growing recording has not read yet, at a cost that does not grow
+        with what it has."""
+
     def update(self, capture_id: str, token: str | None, *, title: str) -> CaptureRecord | None:
         """Change the title if the token is right; None when absent; raises PermissionError."""
 

@@ -110,6 +110,23 @@ def m006_capture_documents(schema: Schema) -> None:
     )
 
 
+def m007_capture_part_offsets(schema: Schema) -> None:
+    """Where each part starts in its capture's bytes, so that a reader following a growing
+    recording reads from byte N on (``read_from``), not the whole recording again."""
+    if "byte_at" in schema.columns("capture_parts"):
+        return
+    schema.execute("ALTER TABLE capture_parts ADD COLUMN byte_at BIGINT NOT NULL DEFAULT 0")
+    schema.execute(
+        """UPDATE capture_parts SET byte_at = (
+            SELECT COALESCE(SUM(LENGTH(p.data)), 0) FROM capture_parts p
+            WHERE p.capture_id = capture_parts.capture_id AND p.seq < capture_parts.seq
+        )"""
+    )
+    schema.execute(
+        "CREATE INDEX IF NOT EXISTS capture_parts_at ON capture_parts(capture_id, byte_at)"
+    )
+
+
 MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m001_captures,
     m002_capture_parts_counted,
@@ -117,6 +134,7 @@ MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m004_markers,
     m005_rooms,
     m006_capture_documents,
+    m007_capture_part_offsets,
 )
 
 

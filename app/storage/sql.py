@@ -111,7 +111,11 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
                 f"INSERT INTO captures ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 _row(record),
             )
-            self._run(db, "INSERT INTO capture_parts VALUES (?, 0, ?)", (record.id, capture.data))
+            self._run(
+                db,
+                "INSERT INTO capture_parts (capture_id, seq, data, byte_at) VALUES (?, 0, ?, 0)",
+                (record.id, capture.data),
+            )
         return record, token
 
     def _record(self, db: Any, capture_id: str) -> CaptureRecord | None:
@@ -132,6 +136,23 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
 
     def read_bytes(self, capture_id: str) -> bytes:
         return b"".join(self._parts(capture_id))
+
+    def read_from(self, capture_id: str, start: int) -> bytes:
+        """The stored bytes from byte ``start`` on: the parts after the one it falls in are
+        read, not those before (their offsets are indexed: migrations.py, m007)."""
+        db = self._db()
+        rows = self._run(
+            db,
+            "SELECT byte_at, data FROM capture_parts WHERE capture_id = ? AND seq >= "
+            "COALESCE((SELECT seq FROM capture_parts WHERE capture_id = ? AND byte_at <= ? "
+            "ORDER BY byte_at DESC LIMIT 1), 0) ORDER BY seq",
+            (capture_id, capture_id, start),
+        ).fetchall()
+        if not rows and self._record(db, capture_id) is None:
+            raise KeyError(capture_id)
+        data = b"".join(bytes(row[1]) for row in rows)
+        first = int(rows[0][0]) if rows else start
+        return data[max(0, start - first) :]
 
     def _parts(self, capture_id: str) -> Iterator[bytes]:
         db = self._db()
@@ -158,13 +179,16 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
         with self._tx() as db:
             row = self._run(
                 db,
-                "UPDATE captures SET size = size + ?, parts = parts + 1 WHERE id = ? RETURNING parts",
+                "UPDATE captures SET size = size + ?, parts = parts + 1 WHERE id = ? "
+                "RETURNING parts, size",
                 (len(data), capture_id),
             ).fetchone()
             if row is None:
                 raise KeyError(capture_id)
             self._run(
-                db, "INSERT INTO capture_parts VALUES (?, ?, ?)", (capture_id, row[0] - 1, data)
+                db,
+                "INSERT INTO capture_parts (capture_id, seq, data, byte_at) VALUES (?, ?, ?, ?)",
+                (capture_id, row[0] - 1, data, row[1] - len(data)),
             )
 
     def finish(self, capture_id: str, *, streams: int, fmt: str) -> None:

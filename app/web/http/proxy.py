@@ -144,7 +144,7 @@ def page() -> Response:
 
 @proxy.get("/api/proxy/calls")
 def calls() -> Response:
-    """The calls, newest first (``app/proxy/calls.py``)."""
-    response = jsonify({"calls": _service().calls.listing()})
+    """The calls, newest first (``app/proxy/calls.py``; every process's: ``shared.py``)."""
+    response = jsonify({"calls": _service().listing()})
     response.headers["Cache-Control"] = "no-store"
     return response

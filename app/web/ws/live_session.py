@@ -11,6 +11,7 @@ from ...live.runconfig import RunConfigError
 from ...protocol import MAX_RAW_REQUEST, encode, whole_numbers
 from ...services.frames import Prepared
 from ...settings import Settings
+from ...storage.base import token_matches
 from .fanout import Follower, attach
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class LiveViewing:
                 message = self._next(FOLLOW_TICK)
                 if message is None:
                     continue
-                if message["type"] == "stop" and starter:
+                if message["type"] == "stop" and (starter or self._may_stop(run, message)):
                     run.cancel()
                 elif message["type"] == "raw_request":
                     answer = self._raw_answer(run, message)
@@ -98,6 +99,15 @@ class LiveViewing:
                 answer = self._raw_answer(run, message)
                 if answer:
                     self._send(answer)
+
+    def _may_stop(self, run: Followed, message: dict[str, Any]) -> bool:
+        """A page that did not start this run on this connection (it resumed, here or on
+        another process, or follows a share link) stops it with the recording's delete token."""
+        token = message.get("delete_token")
+        if self.live is None or not isinstance(token, str):
+            return False
+        record = self.live.store.get(run.capture_id)
+        return record is not None and token_matches(token, record.delete_hash)
 
     def _raw_answer(self, run: Followed, message: dict[str, Any]) -> str | None:
         numbers = whole_numbers(message, "start", "count")
