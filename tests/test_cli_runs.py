@@ -68,3 +68,65 @@ def test_serve_names_the_product_once_in_its_start_up_line(tmp_path):
     finally:
         server.stop()
     assert first == f"Streamscope listening on {server.url}/"
+
+
+def _interrupted_record(base_url: str, model: str, out, signum: int, after_output: bool):
+    """``record`` started, then sent ``signum``: after its first printed text, or once it is
+    waiting for the upstream's first byte."""
+    import os
+    import time
+
+    options = ["--base-url", base_url, "--model", model, "--prompt", "Hi", "-o", str(out)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "record", *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        if after_output:
+            assert proc.stdout is not None
+            assert proc.stdout.read(1)  # the first token is printed
+        else:
+            deadline = time.monotonic() + 20
+            while not (out.exists() and out.stat().st_size) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.5)  # connected, waiting for the first byte
+        proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, stderr.decode()
+
+
+@pytest.mark.parametrize(
+    ("signame", "model", "after_output", "code", "why"),
+    [
+        ("SIGINT", "slow:100", True, 130, "interrupted (Ctrl-C)"),
+        ("SIGTERM", "mute", False, 143, "terminated (SIGTERM)"),
+        ("SIGINT", "mute", False, 130, "interrupted (Ctrl-C)"),
+    ],
+)
+def test_record_stopped_by_a_signal_ends_its_recording_with_why(
+    fake, tmp_path, signame, model, after_output, code, why
+):
+    """Ctrl-C (SIGINT) and SIGTERM end the recording with an end line saying why, print no
+    traceback, and exit 130 and 143 as shells expect; what came before is kept. Before, Ctrl-C
+    printed a KeyboardInterrupt traceback and left no end line, and SIGTERM while waiting for the
+    first byte left an empty file."""
+    import signal
+
+    out = tmp_path / "run.timed.jsonl"
+    returncode, stderr = _interrupted_record(
+        fake.url, model, out, getattr(signal, signame), after_output
+    )
+    assert "Traceback" not in stderr
+    assert returncode == code, stderr
+    capture = read_capture(out.read_bytes())
+    (stream,) = capture.streams
+    assert stream.end_reason == "cancelled" and stream.end_error == why
+    if after_output:
+        assert stream.raw, "what came before the signal is kept"
+    assert f"recorded to {out} (cancelled)" in stderr

@@ -4,14 +4,20 @@ names one, ``chat`` by default) and parser as the server.
 
 Exits 0 when the run ended as it should (``done``) with something recorded; any failed run
 (refused connection, HTTP error, an HTML page, an error in the stream, a timeout, a dropped
-connection) exits 2, after writing what it received."""
+connection) exits 2, after writing what it received. Ctrl-C (SIGINT) and SIGTERM stop the run
+as the page's Stop does: the recording ends with an end line saying why (``cancelled``), and
+the command exits 130 or 143, as shells expect of a command a signal ended."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -31,6 +37,11 @@ from .upstream import UpstreamRun
 
 EXIT_OK = 0
 EXIT_FAILED = 2
+# A run a signal stopped: the reason its end line gives, and the exit status (128 + signal).
+SIGNALS = {
+    signal.SIGINT: ("interrupted (Ctrl-C)", 128 + signal.SIGINT),
+    signal.SIGTERM: ("terminated (SIGTERM)", 128 + signal.SIGTERM),
+}
 
 
 class FileRecording:
@@ -156,11 +167,63 @@ def record(args: argparse.Namespace) -> int:
     request = RunRequest(base_url=args.base_url, body=body, api_key=key, api=api, model=args.model)
     with open(args.output, "wb") as out:
         sink = FileSink(request, out, sys.stdout)
-        UpstreamRun(request, sink, Policy(public=False)).run()
+        run = UpstreamRun(request, sink, Policy(public=False))
+        with stopped_by_signals(run) as caught:
+            run_to_its_end(run, caught)
     metrics = compute(sink.builder.stream)
     print(render_metrics(metrics.to_json()), file=sys.stderr)
     print(f"recorded to {args.output} ({sink.reason})", file=sys.stderr)
+    if caught:
+        return SIGNALS[caught[0]][1]
     return EXIT_OK if sink.reason == "done" and sink.builder.stream.raw else EXIT_FAILED
+
+
+@contextmanager
+def stopped_by_signals(run: UpstreamRun) -> Iterator[list[signal.Signals]]:
+    """While the run lasts, SIGTERM stops it (the first signal's reason wins, and is listed in
+    what this gives); Ctrl-C does too, through ``run_to_its_end``. The handlers are put back
+    after. Only the main thread can take signals; elsewhere nothing changes."""
+    caught: list[signal.Signals] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+
+    def on_term(signum: int, frame: object) -> None:
+        stop(run, caught, signal.Signals(signum))
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield caught
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def stop(run: UpstreamRun, caught: list[signal.Signals], signum: signal.Signals) -> None:
+    caught.append(signum)
+    run.stop("cancelled", SIGNALS[signum][0])
+
+
+def run_to_its_end(run: UpstreamRun, caught: list[signal.Signals]) -> None:
+    """The run on a thread of its own, waited for here, so that Ctrl-C reaches this thread
+    between waits and stops the run (which then writes its end line) instead of unwinding
+    through a half-written recording. The wait is on an event the run sets when it has ended:
+    a ``Thread.join`` that Ctrl-C interrupts may take a running thread for a finished one."""
+    ended = threading.Event()
+
+    def work() -> None:
+        try:
+            run.run()
+        finally:
+            ended.set()
+
+    worker = threading.Thread(target=work, name="record-run")
+    worker.start()
+    while not ended.is_set():
+        try:
+            ended.wait(0.1)
+        except KeyboardInterrupt:
+            stop(run, caught, signal.SIGINT)
+    worker.join()
 
 
 def render_metrics(m: dict[str, Any]) -> str:
