@@ -71,6 +71,18 @@ export class ChoiceView {
     this.fields = []; // [seq, field] each time the reasoning field changes
     this.finishes = [];
     this.firstSeq = Infinity;
+    this.cardStarts = []; // the seq of each tool card's start, in order
+    this.drawnOrder = ""; // what the flow's order was last computed from
+  }
+
+  /** A tool card starts at `seq`: the answer text after it is a new part of the lane. */
+  cardStarted(seq) {
+    this.cardStarts.push(seq);
+  }
+
+  /** The part of the answer lane a text event goes to: the cards started before it. */
+  part() {
+    return this.cardStarts.length;
   }
 
   areas() {
@@ -126,6 +138,7 @@ export class ChoiceView {
     }
     while (this.fields.length && this.fields[this.fields.length - 1][0] >= seq) this.fields.pop();
     while (this.finishes.length && this.finishes[this.finishes.length - 1][0] >= seq) this.finishes.pop();
+    while (this.cardStarts.length && this.cardStarts[this.cardStarts.length - 1] >= seq) this.cardStarts.pop();
     this._showFinish();
     this.citedGrew = true;
     this.refusalBox.hidden = !this.refusal.container.firstChild;
@@ -154,6 +167,38 @@ export class ChoiceView {
       this.citations.mark(this.blocks);
     }
     this._showReasoning();
+    this._order();
+  }
+
+  /**
+   * Blocks in the order they began: each part of the answer text and each tool card is
+   * placed by the seq it started at (CSS order in a flex column; the lane stays one element
+   * whose text is the whole answer). Only when that differs from the text above the cards.
+   */
+  _order() {
+    const cards = [...this.tools.container.children].filter((c) => c.dataset.seq !== undefined);
+    const lane = this.text.container;
+    const key = `${lane.childElementCount}:${lane.lastElementChild?.gs?.[0] ?? ""}:${cards.map((c) => c.dataset.seq).join(",")}`;
+    if (key === this.drawnOrder) return;
+    this.drawnOrder = key;
+    this.text.flush();
+    const flow = [];
+    let part = null;
+    let start = 0;
+    for (const block of lane.children) {
+      if (!block.gs?.length) continue;
+      if (block.stretch !== part) [part, start] = [block.stretch, this.seqOf(block.gs[0])];
+      flow.push([start, 0, block]);
+    }
+    const lastText = flow.length ? flow[flow.length - 1][0] : -Infinity;
+    for (const card of cards) flow.push([Number(card.dataset.seq), 1, card]);
+    const interleaved = cards.some((card) => Number(card.dataset.seq) < lastText);
+    this.root.classList.toggle("interleaved", interleaved);
+    if (!interleaved) return;
+    flow.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    flow.forEach(([, , element], i) => {
+      element.style.order = String(i + 1);
+    });
   }
 
   setGlyphs(on) {

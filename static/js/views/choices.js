@@ -3,6 +3,7 @@
 // (docs/timeline.md): notes on signed and redacted reasoning, compaction summaries, server
 // calls and their results, citations. Text areas apply events in order and rewind by seq.
 
+import { ITEM_CALLS } from "../blocks.js";
 import { el } from "../dom.js";
 import { ChoiceView, LANES } from "./choice.js";
 import { tokenPieces } from "./text.js";
@@ -52,7 +53,7 @@ export class Choices {
       case "refusal": {
         const entries = this._entries(g, event.kind === "text" ? "content" : "refusal");
         const area = event.kind === "text" ? choice.text : choice.refusal;
-        area.append(tokenPieces(event.text, entries), { seq: event.seq, g, raw: event.raw });
+        area.append(tokenPieces(event.text, entries), { seq: event.seq, g, raw: event.raw, part: event.kind === "text" ? choice.part() : 0 });
         if (event.kind === "refusal") choice.refusalBox.hidden = false;
         else choice.textOfBlock(event, g);
         break;
@@ -61,7 +62,7 @@ export class Choices {
         // Entries whose chunk had no text of that field (e.g. the first half of a split emoji).
         if (!this._hasTextBefore(g)) {
           const area = event.field === "refusal" ? choice.refusal : choice.text;
-          area.append(tokenPieces("", event.entries), { seq: event.seq, g, raw: event.raw });
+          area.append(tokenPieces("", event.entries), { seq: event.seq, g, raw: event.raw, part: area === choice.text ? choice.part() : 0 });
         }
         break;
       case "reasoning":
@@ -70,6 +71,7 @@ export class Choices {
         choice.reasoningField(event);
         break;
       case "tool_start":
+        if (!choice.tools.cards.has(event.call)) choice.cardStarted(event.seq);
         choice.tools.start(event, g);
         choice.blocks.apply(event);
         break;
@@ -90,7 +92,9 @@ export class Choices {
   _block(event) {
     if (event.kind === "extra" && (event.choice === null || event.choice === undefined || !event.fields?.groundingMetadata)) return;
     if (event.kind === "payload" && event.category !== "server_tool") return;
-    this.choiceView(event.choice ?? 0, event.seq).blocks.apply(event);
+    const choice = this.choiceView(event.choice ?? 0, event.seq);
+    if (event.kind === "block_start" && ITEM_CALLS.has(event.type)) choice.cardStarted(event.seq);
+    choice.blocks.apply(event);
   }
 
   /** The logprob entries that came with the text event at global index g, if any. */
