@@ -1,5 +1,5 @@
-// One choice (an output: a chat or completions choice, a Gemini candidate, the one answer of
-// the other dialects): its reasoning lane with notes on signed, redacted and encrypted
+// One choice (an output: a numbered choice or candidate, or the one answer, as the stream's
+// labels call it): its reasoning lane with notes on signed, redacted and encrypted
 // reasoning, its answer text with the citations that cite it, compaction summaries, refusal,
 // tool-call cards with their results, and finish reason. Text areas apply events in order and
 // rewind by seq; what the block events say is kept in a BlockState (blocks.js) and drawn from
@@ -15,23 +15,23 @@ import { ToolCards } from "./tools.js";
 /** The text areas of a choice: `lane` names them in share links (share.js). */
 export const LANES = Object.freeze({ text: "choice-text", reasoning: "reasoning-text", refusal: "refusal-text" });
 
-/** What an output is called: chat and completions choices, Gemini candidates, else the answer. */
-export function outputName(dialect, choice) {
-  if (dialect === "gemini") return `Candidate ${choice}`;
-  if (!dialect || dialect === "chat-completions" || dialect === "completions") return `Choice ${choice}`;
-  return "Answer";
+/** What an output is called, as the stream's labels say (capture message, `labels`). */
+export function outputName(labels, choice) {
+  if (!labels) return `Choice ${choice}`;
+  const name = typeof labels.output === "string" ? labels.output : "Answer";
+  return labels.numbered ? `${name} ${choice}` : name;
 }
 
 export class ChoiceView {
   /** `eventAt(g)`: the timeline's event g (token elements carry only their event's g). */
-  constructor(parent, streamIndex, choice, options, eventAt, dialect) {
+  constructor(parent, streamIndex, choice, options, eventAt, labels) {
     this.choice = choice;
     const seqOf = (g) => eventAt(g).seq;
     this.seqOf = seqOf;
     this.eventAt = eventAt;
     this.root = el("div", { class: "choice", "data-testid": "choice", dataset: { choice, stream: streamIndex } });
     const head = el("header", { class: "choice-head" });
-    head.appendChild(el("h3", {}, outputName(dialect, choice)));
+    head.appendChild(el("h3", {}, outputName(labels, choice)));
     this.finishBadge = el("span", { class: "finish", "data-testid": "finish-reason", dataset: { choice } }, "streaming");
     head.appendChild(this.finishBadge);
     const compaction = el("div", { class: "compactions", hidden: true });

@@ -3,7 +3,6 @@
 // (docs/timeline.md): notes on signed and redacted reasoning, compaction summaries, server
 // calls and their results, citations. Text areas apply events in order and rewind by seq.
 
-import { ITEM_CALLS } from "../blocks.js";
 import { el } from "../dom.js";
 import { ChoiceView, LANES } from "./choice.js";
 import { tokenPieces } from "./text.js";
@@ -23,7 +22,7 @@ export class Choices {
     this.timeline = timeline;
     this.options = options; // {glyphs}
     this.progress = progress;
-    this.dialect = info?.dialect ?? null;
+    this.labels = info?.labels ?? null;
     this.eventAt = (g) => timeline.events[g]; // token elements carry only their event's g
     this.root = el("div", { class: "choices" });
     this.choices = new Map();
@@ -32,7 +31,7 @@ export class Choices {
   choiceView(index, seq) {
     let view = this.choices.get(index);
     if (!view) {
-      view = new ChoiceView(this.root, this.index, index, this.options, this.eventAt, this.dialect);
+      view = new ChoiceView(this.root, this.index, index, this.options, this.eventAt, this.labels);
       this.choices.set(index, view);
       const ordered = [...this.choices.values()].sort((a, b) => a.choice - b.choice);
       for (const choice of ordered) this.root.appendChild(choice.root);
@@ -86,14 +85,14 @@ export class Choices {
     }
   }
 
-  /** A block event for its choice's block state. Extras only for Gemini's grounding (the
-   * sources its citations name), payloads only for Responses server calls' progress (one
-   * output), so neither opens a choice of its own. */
+  /** A block event for its choice's block state. Extras only when their view gives the
+   * choice's numbered sources (which its citations cite), payloads only when their view gives
+   * a call's progress, so neither opens a choice of its own. */
   _block(event) {
-    if (event.kind === "extra" && (event.choice === null || event.choice === undefined || !event.fields?.groundingMetadata)) return;
-    if (event.kind === "payload" && event.category !== "server_tool") return;
+    if (event.kind === "extra" && (event.choice === null || event.choice === undefined || !Array.isArray(event.view?.sources))) return;
+    if (event.kind === "payload" && !Number.isInteger(event.view?.block)) return;
     const choice = this.choiceView(event.choice ?? 0, event.seq);
-    if (event.kind === "block_start" && ITEM_CALLS.has(event.type)) choice.cardStarted(event.seq);
+    if (event.kind === "block_start" && event.view?.item) choice.cardStarted(event.seq);
     choice.blocks.apply(event);
   }
 
