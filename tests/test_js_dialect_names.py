@@ -3,7 +3,8 @@ dialect"): no file in ``static/js`` names a dialect, or an event type or field n
 dialect's payloads have. The forbidden names are read from the dialects themselves, so the list
 grows with every dialect added: each registered dialect's name and the first word of its title,
 each dialect package's folder name, and every many-word identifier (``server_tool_use``,
-``executableCode``) written as a string in a dialect package's code, less the timeline's and the
+``executableCode``) written as a string in a dialect package's code or in the module their
+views share shapes in (``viewparts.py``), less the timeline's and the
 protocol's own vocabulary (docs/timeline.md, docs/protocol.md), which the page is meant to read.
 """
 
@@ -88,9 +89,8 @@ def dialect_names() -> set[str]:
         names.update({dialect.name, dialect.title.split()[0]})
     packages = [p for p in DIALECTS.iterdir() if (p / "__init__.py").is_file()]
     names.update(p.name for p in packages)
-    for package in packages:
-        for module in package.rglob("*.py"):
-            names.update(identifiers(module))
+    for module in [*(m for p in packages for m in p.rglob("*.py")), DIALECTS / "viewparts.py"]:
+        names.update(identifiers(module))
     return {n.lower() for n in names} - {w.lower() for w in shared_vocabulary()}
 
 
@@ -113,6 +113,7 @@ def test_the_forbidden_names_come_from_the_dialects():
     names = dialect_names()
     assert {"anthropic", "gemini", "server_tool_use", "web_search_call", "executablecode"} <= names
     assert {"ollama", "bedrock", "cohere", "chat-completions"} <= names
+    assert {"cited_text", "start_index", "startindex"} <= names  # the shared shapes' too
     assert not names & {"block_start", "tool_start", "input_tokens", "top_logprobs", "usage_help"}
 
 

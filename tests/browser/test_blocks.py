@@ -110,7 +110,8 @@ TOY_PACKAGE = textwrap.dedent(
     from typing import Any
 
     from app.domain.dialects.base import NAMED, Dialect, UsageFields
-    from app.domain.dialects.labels import Labels, UsageRow, line
+    from app.domain.dialects.labels import Labels, UsageRow
+    from app.domain.dialects.viewparts import line
     from app.domain.events import BlockStart, BlockStop, Event, RawEvent, TextDelta, Usage
     from app.domain.interpret import PayloadInterpreter
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...events import BlockDelta, BlockStart, Citation, Event, ToolCallStart
-from ..labels import MAX_LINES, Labels, View, line, note, plain_citation
+from ..labels import Labels, View
+from ..viewparts import MAX_LINES, line, note, plain_citation
 
 ROLES = {
     "text": "text",

@@ -4,7 +4,8 @@ redacted reasoning's size, and citations."""
 from __future__ import annotations
 
 from ...events import BlockDelta, BlockStart, Citation, Event
-from ..labels import Labels, View, plain_citation
+from ..labels import Labels, View
+from ..viewparts import plain_citation
 
 ROLES = {"text": "text", "reasoningContent": "reasoning", "toolUse": "tool_call"}
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...events import BlockStart, Citation, Event
-from ..labels import Labels, View, citation, plain_citation, source, span, text_of
+from ..labels import Labels, View
+from ..viewparts import citation, plain_citation, source, span, text_of
 
 ROLES = {"text": "text", "thinking": "reasoning"}
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...events import BlockStart, Citation, Event, Extra
-from ..labels import Labels, View, citation, line, plain_citation, source, span, text_of
+from ..labels import Labels, View
+from ..viewparts import citation, line, plain_citation, source, span, text_of
 
 ROLES = {
     "text": "text",
