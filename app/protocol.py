@@ -1,6 +1,6 @@
 """The websocket wire protocol between the server and the page (``docs/protocol.md``).
 
-Version 2, negotiated as the websocket subprotocol ``streamscope.v2`` and repeated in the first
+Version 3, negotiated as the websocket subprotocol ``streamscope.v3`` and repeated in the first
 message (``hello``). The message types are a closed set: ``SERVER_MESSAGES`` (server to page)
 and ``CLIENT_MESSAGES`` (page to server). ``static/js/protocol.js`` mirrors both lists and the
 version; ``tests/test_protocol.py`` fails when this module, the JS mirror and the doc disagree.
@@ -19,7 +19,7 @@ import msgspec
 import msgspec.inspect
 import orjson
 
-VERSION = 2
+VERSION = 3
 SUBPROTOCOL = f"streamscope.v{VERSION}"
 
 JSON = dict[str, Any]
@@ -53,6 +53,7 @@ class StreamInfo(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     dialect: str | None
     dialect_reason: str | None
     usage_help: dict[str, str]
+    labels: JSON
 
 
 class Capture(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -251,6 +252,7 @@ STATUS_STATES: tuple[str, ...] = (
 RAW_COLUMNS: tuple[str, ...] = ("t", "line", "kind", "choices", "event")
 MAX_RAW_REQUEST = 500  # raw texts in one ``raw`` message: asked for, sent, or in a document
 UNTIMED_PACE_MS = 40.0  # a stream without timing plays one raw event every this many ms
+DEFAULT_API = "chat"  # the API a ``start`` message without ``api`` speaks (app/live/apis.py)
 
 
 class ProtocolError(ValueError):

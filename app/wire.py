@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from .domain.dialects.labels import ViewOf, no_view
 from .domain.events import Diagnostic, Event
 from .domain.stream import Stream
 from .domain.summary import diagnostic_json, dialect_of, summarize
@@ -24,8 +25,8 @@ BATCH_BYTES = 512 * 1024
 
 
 def stream_info(stream: Stream) -> dict[str, Any]:
-    """One stream in a ``capture`` message: where it came from, its size so far, its dialect
-    and what its usage fields mean."""
+    """One stream in a ``capture`` message: where it came from, its size so far, its dialect,
+    what its usage fields mean and what the page shows of it (``labels``)."""
     dialect = dialect_of(stream)
     return {
         "index": stream.index,
@@ -38,6 +39,7 @@ def stream_info(stream: Stream) -> dict[str, Any]:
         "dialect": stream.dialect_name,
         "dialect_reason": stream.dialect_reason,
         "usage_help": dialect.usage_help,
+        "labels": dialect.labels.to_json(),
     }
 
 
@@ -101,7 +103,8 @@ class StreamEncoder:
 
     def event_messages(self, start: int, end: int | None = None) -> Iterator[bytes]:
         """``events`` as the UTF-8 bytes that are framed (a replay frames them directly)."""
-        for batch in event_batches(self.stream.events[start:end], self.max_events):
+        view = dialect_of(self.stream).view
+        for batch in event_batches(self.stream.events[start:end], self.max_events, view):
             yield encode_bytes("events", stream=self.stream.index, events=batch)
 
     def summary(self, stall_ms: float) -> str:
@@ -117,17 +120,20 @@ class StreamEncoder:
         return [dict(stream.raw[i].to_json(), text=stream.raw_text(i)) for i in range(start, end)]
 
 
-def event_batches(events: list[Event], max_count: int) -> Iterator[orjson.Fragment]:
+def event_batches(
+    events: list[Event], max_count: int, view: ViewOf = no_view
+) -> Iterator[orjson.Fragment]:
     """Events as JSON arrays of at most ``max_count`` events and about ``BATCH_BYTES``, each
     encoded in one call (one result per event would cost a 4 KiB buffer each). A batch that
     comes out over twice ``BATCH_BYTES`` is encoded again with as many events as fit in
     ``BATCH_BYTES`` at its size per event, and so are the batches after it (a stream's events
     are alike: with logprobs, every one is large), so each event is encoded about once; small
-    batches grow back to ``max_count``."""
+    batches grow back to ``max_count``. ``view`` is the stream's dialect's: an event it has a
+    view of carries it as ``view`` (docs/protocol.md, ``events``)."""
     count, start = max_count, 0
     while start < len(events):
         batch = events[start : start + count]
-        data = _encoded(batch)
+        data = _encoded(batch) if view is no_view else _encoded_with_views(batch, view)
         if len(data) > 2 * BATCH_BYTES and len(batch) > 1:
             count = max(1, len(batch) * BATCH_BYTES // len(data))
             continue
@@ -137,5 +143,24 @@ def event_batches(events: list[Event], max_count: int) -> Iterator[orjson.Fragme
             count = min(max_count, 2 * count)
 
 
+# The kinds a dialect's view may describe (docs/timeline.md, "Block views").
+VIEWED = frozenset(
+    {"block_start", "block_stop", "block_delta", "citation", "extra", "payload", "tool_start"}
+)
+
+
 def _encoded(events: list[Event]) -> bytes:
     return orjson.dumps([e.to_json() for e in events])
+
+
+def _encoded_with_views(events: list[Event], view: ViewOf) -> bytes:
+    return orjson.dumps([_viewed(e, view) for e in events])
+
+
+def _viewed(event: Event, view: ViewOf) -> dict[str, Any]:
+    found = event.to_json()
+    if event.kind in VIEWED:
+        seen = view(event)
+        if seen is not None:
+            found["view"] = seen
+    return found

@@ -145,7 +145,7 @@ def test_the_timeline_document_holds_the_replay_messages(server):
     assert status == 200 and headers["content-type"] == "application/json"
     assert "content-encoding" not in headers  # asked for no compression
     doc = json.loads(body)
-    assert doc["version"] == 2 and "raw" not in doc
+    assert doc["version"] == 3 and "raw" not in doc  # protocol version 3
     types = [m["type"] for m in doc["messages"]]
     assert types[0] == "capture" and types[1] == "raw_meta" and types[-2:] == ["summary", "end"]
     assert set(types) == {"capture", "raw_meta", "events", "summary", "end"}

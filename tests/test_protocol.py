@@ -43,6 +43,11 @@ def test_js_mirror_matches_python():
     from app.settings import DEFAULTS
 
     assert DEFAULTS["untimed_pace_ms"] == protocol.UNTIMED_PACE_MS  # the setting's default
+    from app.live.apis import DEFAULT_API
+
+    assert protocol.DEFAULT_API == DEFAULT_API  # the live runs' default API (issue 27, section 3)
+    found = re.search(r'export const DEFAULT_API = "([a-z-]+)";', JS)
+    assert found and found.group(1) == protocol.DEFAULT_API
 
 
 @pytest.mark.parametrize(

@@ -115,7 +115,8 @@ def test_conditional_requests(app, if_none_match, status):
     if status == 304:
         assert response.data == b""
     else:
-        assert json.loads(brotli.decompress(response.data))["version"] == 2
+        # protocol version 3 (issue 27, section 3)
+        assert json.loads(brotli.decompress(response.data))["version"] == 3
 
 
 def test_a_document_is_built_and_each_form_compressed_once_however_many_ask_at_once(

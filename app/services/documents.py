@@ -21,7 +21,7 @@ def growing(loaded: Loaded) -> bool:
 
 
 def write_document(loaded: Loaded, settings: Settings, out: Out, *, raw: bool) -> None:
-    """``{"version": 2, "messages": [...]}``, with ``"raw": [...]`` when asked, written a
+    """``{"version": <the protocol's>, "messages": [...]}``, with ``"raw": [...]`` when asked, written a
     message at a time from the capture's encoded replay (never joined in memory)."""
     encoded = encoded_capture(loaded, settings)
     out.write(f'{{"version":{VERSION},"messages":['.encode())

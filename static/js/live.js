@@ -168,7 +168,7 @@ form.addEventListener("input", refresh);
 form.addEventListener("change", (event) => {
   if (event.target.name === "preset" && event.target.value) {
     form.elements.base_url.value = event.target.value;
-    form.elements.api.value = event.target.selectedOptions[0].dataset.api || "chat";
+    form.elements.api.value = event.target.selectedOptions[0].dataset.api || form.elements.api.options[0].value;
     const env = event.target.selectedOptions[0].dataset.env;
     const offered = env && [...form.elements.api_key_env.options].some((o) => o.value === env);
     form.elements.api_key_env.value = offered ? env : "";

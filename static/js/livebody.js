@@ -1,7 +1,9 @@
 // Building a live run's request from the form's values, and its curl preview (pure). The
-// request is in the common (chat-completions) form; the server writes it as the chosen API's
+// request is in the common form (docs/live.md); the server writes it as the chosen API's
 // body (app/live/apibodies.py) and says what it would send (POST /api/live/preview), which the
 // preview shows.
+
+import { DEFAULT_API } from "./protocol.js";
 
 export class FormError extends Error {
   constructor(field, message) {
@@ -75,7 +77,7 @@ export function buildRequest(v) {
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== "string") throw new FormError("extra headers", `header ${name} must be text`);
   }
-  const request = { api: v.api || "chat", base_url: v.base_url.trim(), headers, body };
+  const request = { api: v.api || DEFAULT_API, base_url: v.base_url.trim(), headers, body };
   if (v.api_key_env) request.api_key_env = v.api_key_env;
   else if (v.api_key) request.api_key = v.api_key;
   return request;

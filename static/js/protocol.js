@@ -1,7 +1,7 @@
 // The websocket wire protocol, mirrored from app/protocol.py (docs/protocol.md).
 // tests/test_protocol.py fails when this file, the Python module and the doc disagree.
 
-export const VERSION = 2;
+export const VERSION = 3;
 export const SUBPROTOCOL = `streamscope.v${VERSION}`;
 
 export const SERVER_MESSAGES = Object.freeze([
@@ -31,6 +31,7 @@ export const RAW_COLUMNS = Object.freeze(["t", "line", "kind", "choices", "event
 // without timing when the capture message says none (its `pace_ms`).
 export const MAX_RAW_REQUEST = 500;
 export const UNTIMED_PACE_MS = 40;
+export const DEFAULT_API = "chat"; // the API a start message without `api` speaks
 
 export class ProtocolError extends Error {}
 

@@ -1,7 +1,7 @@
 // Usage as each dialect names it (DOM-free): the rows of the usage panel, with the dialect's
 // own field names and the definitions the server sends with each stream (`usage_help` in the
-// capture message, docs/protocol.md). Chat-shaped usage keeps the names the page always gave it
-// (prompt, completion, total, reasoning, cached).
+// capture message, docs/protocol.md), and the short names its labels give some of them
+// (`labels.usage_rows`, used when the usage has one of `labels.usage_when`).
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 const own = (object, key) => (isObject(object) && Object.hasOwn(object, key) ? object[key] : undefined);
@@ -14,8 +14,8 @@ function shown(value) {
 
 /**
  * Usage as of a moment: each field as last sent, a field left out (or null) keeping its last
- * value (Anthropic's cumulative message_delta usage leaves out what message_start gave; the
- * others send the whole object each time). A Map, so no field name can touch a prototype.
+ * value (a cumulative usage may leave out what an earlier one gave; most send the whole object each
+ * time). A Map, so no field name can touch a prototype.
  */
 export function mergeUsage(usages) {
   const merged = new Map();
@@ -28,21 +28,19 @@ export function mergeUsage(usages) {
   return merged;
 }
 
-const CHAT = [
-  ["prompt_tokens", "prompt", (u) => u.get("prompt_tokens"), "prompt_tokens"],
-  ["completion_tokens", "completion", (u) => u.get("completion_tokens"), "completion_tokens"],
-  ["total_tokens", "total", (u) => u.get("total_tokens"), "total_tokens"],
-  ["reasoning_tokens", "reasoning", (u) => own(u.get("completion_tokens_details"), "reasoning_tokens"), "completion_tokens_details"],
-  ["cached_tokens", "cached", (u) => own(u.get("prompt_tokens_details"), "cached_tokens"), "prompt_tokens_details"],
-];
-const CHAT_FIELDS = new Set(["prompt_tokens", "completion_tokens", "total_tokens", "completion_tokens_details", "prompt_tokens_details"]);
+/** A merged usage's value at a dotted path. */
+function at(usage, path) {
+  const [first, ...rest] = path.split(".");
+  return rest.reduce((value, key) => own(value, key), usage.get(first));
+}
 
 /**
  * The panel's rows, [{key, label, value, help}]: `usage` a merged usage (mergeUsage), `help`
- * the stream's usage_help. Other dialects' fields keep their names; an object field is one row
- * per member, named `field.member`.
+ * the stream's usage_help, `labels` its labels. When the usage has one of `usage_when`, the
+ * labels' rows come first under their short names; the other fields keep their names, and
+ * without short names an object field is one row per member, named `field.member`.
  */
-export function usageRows(usage, help = {}) {
+export function usageRows(usage, help = {}, labels = null) {
   const definition = (key) => {
     const found = own(help, key);
     return typeof found === "string" ? found : null;
@@ -52,11 +50,14 @@ export function usageRows(usage, help = {}) {
     if (value === undefined || value === null) return;
     rows.push({ key, label, value: shown(value), help: definition(helpKey) });
   };
-  const chat = usage.has("prompt_tokens") || usage.has("completion_tokens");
-  if (chat) for (const [key, label, read, helpKey] of CHAT) row(key, label, read(usage), helpKey);
+  const named = Array.isArray(labels?.usage_rows) ? labels.usage_rows : [];
+  const when = Array.isArray(labels?.usage_when) ? labels.usage_when : [];
+  const short = named.length > 0 && when.some((field) => usage.has(field));
+  const taken = new Set(named.map((r) => String(r.path).split(".")[0]));
+  if (short) for (const r of named) row(r.key, r.label, at(usage, String(r.path)), r.help);
   for (const [key, value] of usage) {
-    if (chat && CHAT_FIELDS.has(key)) continue;
-    if (!chat && isObject(value) && Object.keys(value).length) {
+    if (short && taken.has(key)) continue;
+    if (!short && isObject(value) && Object.keys(value).length) {
       for (const [member, inner] of Object.entries(value)) row(`${key}.${member}`, `${key}.${member}`, inner, key);
     } else row(key, key, value);
   }

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..events import Event
 from ..interpret import PayloadInterpreter
+from .labels import Labels, ViewOf, no_view
 
 # How sure a dialect is that a payload is its own (docs/dialects.md, "Detection"): every
 # dialect is asked, and the surest wins, whatever the order they are registered in.
@@ -91,6 +92,8 @@ class Dialect:
     each usage field means, for the page.
     ``server_timing(usage)``, for dialects whose usage carries the server's own durations,
     reads them from one usage object (the metrics' ``server`` section).
+    ``labels`` and ``view`` are what the page shows of it, as data (labels.py): the browser
+    knows roles, not dialects.
     ``usage_replaces``: each ``Usage`` event replaces the last in the final object, wherever
     it sits in the timeline (Gemini sends its running usage with every chunk), so the folds
     read only the last one (runs.py).
@@ -106,6 +109,8 @@ class Dialect:
     server_timing: ServerTimingOf | None = None
     pick_usage: FinalUsage | None = None
     usage_replaces: bool = False
+    labels: Labels = field(default_factory=Labels)
+    view: ViewOf = no_view
 
     def usage_counts(self, usage: dict[str, Any]) -> Counts:
         return self.usage.counts(usage)

@@ -1,6 +1,6 @@
 // What a choice's blocks hold besides its lanes' text (blocks.js): notes on signed, redacted
 // and encrypted reasoning under the reasoning text (on other blocks, under the answer), and
-// Anthropic compaction summaries as blocks of their own. Redrawn from the block state when it
+// compaction summaries as blocks of their own. Redrawn from the block state when it
 // changes; text only.
 
 import { clear, el } from "../dom.js";

@@ -1,5 +1,5 @@
-// One choice (an output: a chat or completions choice, a Gemini candidate, the one answer of
-// the other dialects): its reasoning lane with notes on signed, redacted and encrypted
+// One choice (an output: a numbered choice or candidate, or the one answer, as the stream's
+// labels call it): its reasoning lane with notes on signed, redacted and encrypted
 // reasoning, its answer text with the citations that cite it, compaction summaries, refusal,
 // tool-call cards with their results, and finish reason. Text areas apply events in order and
 // rewind by seq; what the block events say is kept in a BlockState (blocks.js) and drawn from
@@ -15,23 +15,23 @@ import { ToolCards } from "./tools.js";
 /** The text areas of a choice: `lane` names them in share links (share.js). */
 export const LANES = Object.freeze({ text: "choice-text", reasoning: "reasoning-text", refusal: "refusal-text" });
 
-/** What an output is called: chat and completions choices, Gemini candidates, else the answer. */
-export function outputName(dialect, choice) {
-  if (dialect === "gemini") return `Candidate ${choice}`;
-  if (!dialect || dialect === "chat-completions" || dialect === "completions") return `Choice ${choice}`;
-  return "Answer";
+/** What an output is called, as the stream's labels say (capture message, `labels`). */
+export function outputName(labels, choice) {
+  if (!labels) return `Choice ${choice}`;
+  const name = typeof labels.output === "string" ? labels.output : "Answer";
+  return labels.numbered ? `${name} ${choice}` : name;
 }
 
 export class ChoiceView {
   /** `eventAt(g)`: the timeline's event g (token elements carry only their event's g). */
-  constructor(parent, streamIndex, choice, options, eventAt, dialect) {
+  constructor(parent, streamIndex, choice, options, eventAt, labels) {
     this.choice = choice;
     const seqOf = (g) => eventAt(g).seq;
     this.seqOf = seqOf;
     this.eventAt = eventAt;
     this.root = el("div", { class: "choice", "data-testid": "choice", dataset: { choice, stream: streamIndex } });
     const head = el("header", { class: "choice-head" });
-    head.appendChild(el("h3", {}, outputName(dialect, choice)));
+    head.appendChild(el("h3", {}, outputName(labels, choice)));
     this.finishBadge = el("span", { class: "finish", "data-testid": "finish-reason", dataset: { choice } }, "streaming");
     head.appendChild(this.finishBadge);
     const compaction = el("div", { class: "compactions", hidden: true });
@@ -71,6 +71,18 @@ export class ChoiceView {
     this.fields = []; // [seq, field] each time the reasoning field changes
     this.finishes = [];
     this.firstSeq = Infinity;
+    this.cardStarts = []; // the seq of each tool card's start, in order
+    this.drawnOrder = ""; // what the flow's order was last computed from
+  }
+
+  /** A tool card starts at `seq`: the answer text after it is a new part of the lane. */
+  cardStarted(seq) {
+    this.cardStarts.push(seq);
+  }
+
+  /** The part of the answer lane a text event goes to: the cards started before it. */
+  part() {
+    return this.cardStarts.length;
   }
 
   areas() {
@@ -126,6 +138,7 @@ export class ChoiceView {
     }
     while (this.fields.length && this.fields[this.fields.length - 1][0] >= seq) this.fields.pop();
     while (this.finishes.length && this.finishes[this.finishes.length - 1][0] >= seq) this.finishes.pop();
+    while (this.cardStarts.length && this.cardStarts[this.cardStarts.length - 1] >= seq) this.cardStarts.pop();
     this._showFinish();
     this.citedGrew = true;
     this.refusalBox.hidden = !this.refusal.container.firstChild;
@@ -154,6 +167,38 @@ export class ChoiceView {
       this.citations.mark(this.blocks);
     }
     this._showReasoning();
+    this._order();
+  }
+
+  /**
+   * Blocks in the order they began: each part of the answer text and each tool card is
+   * placed by the seq it started at (CSS order in a flex column; the lane stays one element
+   * whose text is the whole answer). Only when that differs from the text above the cards.
+   */
+  _order() {
+    const cards = [...this.tools.container.children].filter((c) => c.dataset.seq !== undefined);
+    const lane = this.text.container;
+    const key = `${lane.childElementCount}:${lane.lastElementChild?.gs?.[0] ?? ""}:${cards.map((c) => c.dataset.seq).join(",")}`;
+    if (key === this.drawnOrder) return;
+    this.drawnOrder = key;
+    this.text.flush();
+    const flow = [];
+    let part = null;
+    let start = 0;
+    for (const block of lane.children) {
+      if (!block.gs?.length) continue;
+      if (block.stretch !== part) [part, start] = [block.stretch, this.seqOf(block.gs[0])];
+      flow.push([start, 0, block]);
+    }
+    const lastText = flow.length ? flow[flow.length - 1][0] : -Infinity;
+    for (const card of cards) flow.push([Number(card.dataset.seq), 1, card]);
+    const interleaved = cards.some((card) => Number(card.dataset.seq) < lastText);
+    this.root.classList.toggle("interleaved", interleaved);
+    if (!interleaved) return;
+    flow.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    flow.forEach(([, , element], i) => {
+      element.style.order = String(i + 1);
+    });
   }
 
   setGlyphs(on) {

@@ -22,7 +22,7 @@ export class Choices {
     this.timeline = timeline;
     this.options = options; // {glyphs}
     this.progress = progress;
-    this.dialect = info?.dialect ?? null;
+    this.labels = info?.labels ?? null;
     this.eventAt = (g) => timeline.events[g]; // token elements carry only their event's g
     this.root = el("div", { class: "choices" });
     this.choices = new Map();
@@ -31,7 +31,7 @@ export class Choices {
   choiceView(index, seq) {
     let view = this.choices.get(index);
     if (!view) {
-      view = new ChoiceView(this.root, this.index, index, this.options, this.eventAt, this.dialect);
+      view = new ChoiceView(this.root, this.index, index, this.options, this.eventAt, this.labels);
       this.choices.set(index, view);
       const ordered = [...this.choices.values()].sort((a, b) => a.choice - b.choice);
       for (const choice of ordered) this.root.appendChild(choice.root);
@@ -52,7 +52,7 @@ export class Choices {
       case "refusal": {
         const entries = this._entries(g, event.kind === "text" ? "content" : "refusal");
         const area = event.kind === "text" ? choice.text : choice.refusal;
-        area.append(tokenPieces(event.text, entries), { seq: event.seq, g, raw: event.raw });
+        area.append(tokenPieces(event.text, entries), { seq: event.seq, g, raw: event.raw, part: event.kind === "text" ? choice.part() : 0 });
         if (event.kind === "refusal") choice.refusalBox.hidden = false;
         else choice.textOfBlock(event, g);
         break;
@@ -61,7 +61,7 @@ export class Choices {
         // Entries whose chunk had no text of that field (e.g. the first half of a split emoji).
         if (!this._hasTextBefore(g)) {
           const area = event.field === "refusal" ? choice.refusal : choice.text;
-          area.append(tokenPieces("", event.entries), { seq: event.seq, g, raw: event.raw });
+          area.append(tokenPieces("", event.entries), { seq: event.seq, g, raw: event.raw, part: area === choice.text ? choice.part() : 0 });
         }
         break;
       case "reasoning":
@@ -70,6 +70,7 @@ export class Choices {
         choice.reasoningField(event);
         break;
       case "tool_start":
+        if (!choice.tools.cards.has(event.call)) choice.cardStarted(event.seq);
         choice.tools.start(event, g);
         choice.blocks.apply(event);
         break;
@@ -84,13 +85,15 @@ export class Choices {
     }
   }
 
-  /** A block event for its choice's block state. Extras only for Gemini's grounding (the
-   * sources its citations name), payloads only for Responses server calls' progress (one
-   * output), so neither opens a choice of its own. */
+  /** A block event for its choice's block state. Extras only when their view gives the
+   * choice's numbered sources (which its citations cite), payloads only when their view gives
+   * a call's progress, so neither opens a choice of its own. */
   _block(event) {
-    if (event.kind === "extra" && (event.choice === null || event.choice === undefined || !event.fields?.groundingMetadata)) return;
-    if (event.kind === "payload" && event.category !== "server_tool") return;
-    this.choiceView(event.choice ?? 0, event.seq).blocks.apply(event);
+    if (event.kind === "extra" && (event.choice === null || event.choice === undefined || !Array.isArray(event.view?.sources))) return;
+    if (event.kind === "payload" && !Number.isInteger(event.view?.block)) return;
+    const choice = this.choiceView(event.choice ?? 0, event.seq);
+    if (event.kind === "block_start" && event.view?.item) choice.cardStarted(event.seq);
+    choice.blocks.apply(event);
   }
 
   /** The logprob entries that came with the text event at global index g, if any. */

@@ -27,7 +27,7 @@ export class Citations {
   render(state) {
     clear(this.list);
     state.citations.forEach((event, i) => {
-      const view = citationView(event.value, { grounding: state.grounding, blockText: this.lane.blockText(event.block) });
+      const view = citationView(event.view, { sources: state.sources, blockText: this.lane.blockText(event.block) });
       this.list.appendChild(this._item(i + 1, event, view));
     });
     this.list.hidden = !this.list.firstChild;

@@ -1,6 +1,6 @@
 // The log panel: diagnostics, stream errors, payloads, keep-alives and the server's snapshots
-// of the whole response (OpenAI Responses: its status as it goes, queued, in_progress,
-// completed, failed, incomplete), each at its moment.
+// of the whole response (its status as it goes: queued, in progress, completed, failed,
+// incomplete), each at its moment.
 
 import { el, popFrom } from "../dom.js";
 import { clockTime } from "../format.js";
@@ -17,7 +17,7 @@ function describe(event, name) {
       return `payload (${event.category}): ${event.summary}`;
     case "comment":
       return `keep-alive comment: ${event.text}`;
-    default: // done: `data: [DONE]`, or the dialect's own end event (message_stop)
+    default: // done: `data: [DONE]`, or the dialect's own end event, by its name
       return name ? `end of stream (${name})` : "[DONE]";
   }
 }

@@ -6,16 +6,17 @@
 import { clear, el } from "../dom.js";
 import { milliseconds, rate } from "../format.js";
 
-/** What the metrics count: chunks with choices in the dialects that have choices, else the
- * events that carry output (a text, reasoning or tool-argument delta; docs/dialects.md). */
-const CHOICE_DIALECTS = new Set(["chat-completions", "completions"]);
-export function unitOf(dialect) {
-  return !dialect || CHOICE_DIALECTS.has(dialect) ? { one: "chunk with choices", many: "chunks with choices", trailing: "a trailing usage chunk" } : { one: "event with output", many: "events with output", trailing: "a trailing usage or end event" };
+/** What the metrics count, as the stream's labels say (`labels.unit`: chunks with choices in
+ * the dialects that have choices, else the events that carry output; docs/dialects.md). */
+export const CHUNKS = Object.freeze({ one: "chunk with choices", many: "chunks with choices", trailing: "a trailing usage chunk" });
+export function unitOf(labels) {
+  const unit = labels?.unit;
+  return unit && ["one", "many", "trailing"].every((k) => typeof unit[k] === "string") ? unit : CHUNKS;
 }
 
-/** [key, label, format, definition] for a stream of `dialect`. */
-export function metricDefinitions(dialect) {
-  const u = unitOf(dialect);
+/** [key, label, format, definition] for a stream counted in `unit` (unitOf). */
+export function metricDefinitions(unit = CHUNKS) {
+  const u = unit;
   return [
     ["ttft_ms", "TTFT", milliseconds, `Time to first token: request start to the first ${u.one}.`],
     ["ttfo_ms", "TTFO", milliseconds, "Time to first output: request start to the first content, refusal or tool-call text (reasoning does not count)."],
@@ -29,17 +30,24 @@ export function metricDefinitions(dialect) {
   ];
 }
 
-export const METRICS = metricDefinitions("chat-completions");
+export const METRICS = metricDefinitions();
 
-/** What the server reports of its own work (metrics.server; Ollama's done line), in ms. */
+/** What the server reports of its own work (metrics.server), in ms; each one's definition in
+ * the dialect's own terms comes with the stream's labels (`labels.server_metrics`). */
 export const SERVER_METRICS = [
-  ["total_duration_ms", "Server total", milliseconds, "total_duration: the server's whole time on the request."],
-  ["load_duration_ms", "Model load", milliseconds, "load_duration: loading the model."],
-  ["prompt_eval_duration_ms", "Prompt eval", milliseconds, "prompt_eval_duration: evaluating the prompt (prefill)."],
-  ["eval_duration_ms", "Generation", milliseconds, "eval_duration: generating."],
-  ["prompt_eval_tokens_per_s", "Prefill rate", rate, "prompt_eval_count / prompt evaluation seconds."],
-  ["eval_tokens_per_s", "Server decode rate", rate, "eval_count / generation seconds: the server's decode rate, beside the wire's decode rate."],
+  ["total_duration_ms", "Server total", milliseconds, "the server's whole time on the request."],
+  ["load_duration_ms", "Model load", milliseconds, "loading the model."],
+  ["prompt_eval_duration_ms", "Prompt eval", milliseconds, "evaluating the prompt (prefill)."],
+  ["eval_duration_ms", "Generation", milliseconds, "generating."],
+  ["prompt_eval_tokens_per_s", "Prefill rate", rate, "prompt tokens / prompt evaluation seconds."],
+  ["eval_tokens_per_s", "Server decode rate", rate, "output tokens / generation seconds: the server's decode rate, beside the wire's decode rate."],
 ];
+
+/** SERVER_METRICS with the definitions the stream's labels give. */
+export function serverMetrics(labels) {
+  const given = labels?.server_metrics ?? {};
+  return SERVER_METRICS.map(([key, label, format, definition]) => [key, label, format, typeof given[key] === "string" && Object.hasOwn(given, key) ? given[key] : definition]);
+}
 
 /** Metrics known at a moment of the stream (ms from its request start); the rest at its end. */
 const AT_MOMENT = new Set(["ttft_ms", "ttfo_ms"]);
@@ -62,8 +70,9 @@ export class MetricsPanel {
 
   constructor({ index, info, progress }) {
     this.root = el("section", { class: "panel metrics", "data-testid": "metrics", dataset: { stream: index } });
-    this.definitions = metricDefinitions(info.dialect);
-    this.unit = unitOf(info.dialect);
+    this.unit = unitOf(info.labels);
+    this.definitions = metricDefinitions(this.unit);
+    this.server = serverMetrics(info.labels);
     this.timed = info.timed;
     this.progress = progress;
     this.metrics = null;
@@ -134,7 +143,7 @@ export class MetricsPanel {
     help.appendChild(el("summary", {}, "Definitions"));
     const defs = el("dl");
     for (const [, label, , definition] of this.definitions) defs.append(el("dt", {}, label), el("dd", {}, definition));
-    if (metrics?.server) for (const [, label, , definition] of SERVER_METRICS) defs.append(el("dt", {}, label), el("dd", {}, definition));
+    if (metrics?.server) for (const [, label, , definition] of this.server) defs.append(el("dt", {}, label), el("dd", {}, definition));
     help.appendChild(defs);
     this.root.appendChild(help);
   }
@@ -145,7 +154,7 @@ export class MetricsPanel {
     const box = el("section", { class: "server-metrics", "data-testid": "server-metrics" });
     box.appendChild(el("h4", {}, "Reported by the server (not measured on the wire)"));
     const list = el("dl", { class: "kv metrics-list" });
-    for (const [key, label, format, definition] of SERVER_METRICS) {
+    for (const [key, label, format, definition] of this.server) {
       const raw = server[key] ?? null;
       list.append(
         el("dt", { title: definition }, label),

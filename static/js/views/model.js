@@ -6,13 +6,16 @@ export class ModelName {
   kinds = ["meta"];
   slot = "head";
 
-  constructor() {
+  /** `info.labels.model`: the meta fields that name the model, the first present wins. */
+  constructor({ info } = {}) {
+    const fields = info?.labels?.model;
+    this.fields = Array.isArray(fields) && fields.length ? fields : ["model"];
     this.root = el("span", { class: "model", "data-testid": "stream-model" });
     this.named = []; // [seq, model] of meta events that name one
   }
 
   apply(event) {
-    const model = event.fields.model ?? event.fields.modelVersion; // Gemini names it modelVersion
+    const model = this.fields.map((field) => event.fields[field]).find((value) => value !== null && value !== undefined);
     if (model) this.named.push([event.seq, model]);
   }
 

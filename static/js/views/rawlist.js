@@ -8,7 +8,7 @@ import { clockTime } from "../format.js";
 
 const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
 
-/** A raw event's text as lines to show. A binary frame (AWS event-stream: lengths, header
+/** A raw event's text as lines to show. A binary frame (an event-stream frame: lengths, header
  * types and CRCs around its JSON) is one line with its control bytes written as \xNN. */
 export function rawLines(text) {
   if (CONTROL.test(text)) return [text.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)];

@@ -63,12 +63,15 @@ export class TextArea {
   // Each block keeps, per token element, its event's g (`block.gs`) and, for tokens with
   // whitespace, their text (`block.texts`, for the glyph toggle): JS arrays instead of an
   // attribute per token, which cost a third of a 100k-token jump.
-  _currentBlock(extra) {
-    if (!this.block || this.blockChars + extra > BLOCK_CHARS) {
+  // `part` is the stretch of the lane the token belongs to: a new part starts a new block
+  // (the choice draws a tool card between two parts: views/choice.js).
+  _currentBlock(extra, part) {
+    if (!this.block || this.blockChars + extra > BLOCK_CHARS || this.block.stretch !== part) {
       this.flush();
       this.block = el("div", { class: "block" });
       this.block.gs = [];
       this.block.texts = [];
+      this.block.stretch = part; // not `part`: an element's part is its CSS shadow parts
       this.detached = true;
       this.blockChars = 0;
     }
@@ -83,11 +86,12 @@ export class TextArea {
     }
   }
 
-  /** Append one chunk's pieces; `meta` = {seq, g, raw}. Lean on purpose: a cloned template,
+  /** Append one chunk's pieces; `meta` = {seq, g, raw, part}. Lean on purpose: a cloned template,
    * one class string, and attributes only for the rare multi-entry and partial-UTF-8 pieces
    * (no dataset or classList objects, which a 100k-token answer would make the garbage
    * collector walk). */
   append(pieces, meta) {
+    const part = meta.part ?? 0;
     for (const piece of pieces) {
       const span = tokenTemplate().cloneNode(false);
       let classes = "tok";
@@ -108,7 +112,7 @@ export class TextArea {
         span.textContent = piece.text;
       }
       span.className = classes;
-      const block = this._currentBlock(piece.text.length);
+      const block = this._currentBlock(piece.text.length, part);
       block.appendChild(span);
       block.gs.push(meta.g);
       block.texts.push(text);

@@ -1,14 +1,14 @@
 // Tool-call cards: one per call, shown when the call starts, growing fragment by fragment
 // (each fragment delimited), and at the end pretty JSON or "invalid JSON" with where it breaks.
-// Calls that come as blocks of their own (Responses server items, Gemini executable code) get
-// cards too, and every card shows its type, whether its block is signed, and the result its
+// Calls that come as blocks of their own (a server's search or code run, as its view says)
+// get cards too, and every card shows its type, whether its block is signed, and the result its
 // call got (blocks.js pairs them), drawn from the choice's block state when it changes.
 
-import { itemCalls, pairResults, results, SERVER_CALLS } from "../blocks.js";
+import { itemCalls, pairResults, results } from "../blocks.js";
 import { clear, el, popFrom } from "../dom.js";
 import { urlElement } from "./citations.js";
 
-/** An item call's statuses after which it streams no more ("code": Gemini's whole part). */
+/** An item call's statuses after which it streams no more ("code": the code came whole). */
 const DONE_STATUSES = new Set(["completed", "failed", "incomplete", "code"]);
 
 export class ToolCards {
@@ -48,7 +48,7 @@ export class ToolCards {
     const attrs = { dataset: { seq: event.seq, call: event.call, g, type: event.type ?? "" }, "aria-label": `Tool call ${event.call + 1}` };
     const where = event.index === null || event.index === undefined ? "no index sent" : `index ${event.index}`;
     card = this._card(attrs, where, event.type);
-    if (SERVER_CALLS.has(event.type)) card.root.dataset.server = "true";
+    if (event.view?.role === "server_call") card.root.dataset.server = "true";
     card.identity = [{ seq: event.seq, id: event.id, name: event.name }];
     card.end = null;
     this.cards.set(event.call, card);

@@ -13,6 +13,7 @@ export class UsagePanel {
   constructor({ index, info, progress }) {
     this.root = el("section", { class: "panel usage", "data-testid": "usage", dataset: { stream: index } });
     this.help = info?.usage_help ?? {};
+    this.labels = info?.labels ?? null;
     this.progress = progress;
     this.history = []; // [seq, usage, source]
     this.shared = null; // normalized.usage from the summary
@@ -54,7 +55,7 @@ export class UsagePanel {
       return;
     }
     const list = el("dl", { class: "kv" });
-    for (const row of usageRows(mergeUsage(this.history.map(([, usage]) => usage)), this.help)) {
+    for (const row of usageRows(mergeUsage(this.history.map(([, usage]) => usage)), this.help, this.labels)) {
       list.append(el("dt", { title: row.help }, row.label), el("dd", { "data-usage": row.key, title: row.help }, row.value));
     }
     this.root.appendChild(list);

@@ -40,6 +40,7 @@ from ...interpret import PayloadInterpreter
 from ...shapes import as_object
 from ...stream import Stream
 from ..base import NAMED, Dialect, Sniffed, UsageFields
+from . import labels
 from .fast import FAST
 from .final import assemble
 
@@ -256,4 +257,6 @@ ANTHROPIC = Dialect(
         "output_tokens": "tokens generated (cumulative in message_delta)",
         "server_tool_use": "server tool calls made (web searches, ...)",
     },
+    labels=labels.LABELS,
+    view=labels.view,
 )

@@ -39,6 +39,7 @@ from ...events import (
 from ...interpret import PayloadInterpreter
 from ...stream import Stream
 from ..base import Dialect, UsageFields
+from . import labels
 from .fast import FAST
 from .final import assemble
 from .shapes import PADDING, block_index, is_exception, kind_of, sniff, unwrap
@@ -251,4 +252,6 @@ BEDROCK = Dialect(
         "cacheWriteInputTokens": "prompt tokens written to the cache",
         "serverToolUsage": "server tool calls made",
     },
+    labels=labels.LABELS,
+    view=labels.view,
 )

@@ -16,6 +16,7 @@ from ...interpret import PayloadInterpreter
 from ...payloads import classify
 from ...stream import Stream
 from ..base import NAMED, SHAPED, Dialect, Sniffed, UsageFields
+from . import labels
 from .assemble import assemble
 from .chunks import ChoiceReader
 from .fast import read_fast
@@ -222,4 +223,5 @@ CHAT = Dialect(
         "completion_tokens": "tokens generated (reasoning included)",
         "total_tokens": "prompt plus completion, as the server counts them",
     },
+    labels=labels.LABELS,
 )

@@ -35,6 +35,7 @@ from ...events import (
 from ...interpret import PayloadInterpreter
 from ...stream import Stream
 from ..base import NAMED, Dialect, Sniffed, UsageFields, nested
+from . import labels
 from .fast import FAST
 from .final import assemble
 
@@ -262,4 +263,6 @@ COHERE = Dialect(
         "tokens": "the tokens the model actually read and wrote (prompt template included)",
         "cached_tokens": "prompt tokens read from the cache",
     },
+    labels=labels.LABELS,
+    view=labels.view,
 )

@@ -22,6 +22,7 @@ from ...fastpath import Item
 from ...interpret import PayloadInterpreter
 from ...stream import Stream
 from ..base import NAMED, SPECIFIC, Dialect, Sniffed, UsageFields, int_or_none
+from . import labels
 from .fast import FAST
 from .logprobs import entries, is_old_shape, rebuild
 from .run import read_run
@@ -245,4 +246,5 @@ COMPLETIONS = Dialect(
         "completion_tokens": "tokens generated, over all choices",
         "total_tokens": "prompt plus completion",
     },
+    labels=labels.LABELS,
 )

@@ -23,6 +23,7 @@ from ...events import Extra, Meta, RawEvent, Usage
 from ...interpret import PayloadInterpreter
 from ...stream import Stream
 from ..base import SHAPED, Dialect, Sniffed, UsageFields
+from . import labels
 from .assemble import assemble
 from .candidate import CandidateReader
 from .fast import FAST, shared
@@ -153,4 +154,6 @@ GEMINI = Dialect(
         "totalTokenCount": "prompt + candidates + thoughts + tool-use prompt tokens",
     },
     usage_replaces=True,  # usageMetadata with every chunk, the last one kept (app/domain/dialects/gemini/assemble.py)
+    labels=labels.LABELS,
+    view=labels.view,
 )

@@ -36,6 +36,7 @@ from ...interpret import PayloadInterpreter
 from ...sent import sent_items
 from ...stream import Stream
 from ..base import SHAPED, Dialect, ServerTiming, Sniffed, UsageFields, int_or_none
+from . import labels
 from .assemble import COUNTS, assemble
 from .fast import FAST
 
@@ -219,4 +220,5 @@ OLLAMA = Dialect(
         "eval_duration": "ns spent generating",
     },
     server_timing=server_timing,
+    labels=labels.LABELS,
 )

@@ -24,6 +24,7 @@ from ...events import Extra, Finish, Meta, Payload, RawEvent, Snapshot, Usage
 from ...fastpath import FastPath
 from ...stream import Stream
 from ..base import NAMED, Dialect, Sniffed, UsageFields
+from . import labels
 from .fast import TextDeltaEvent, decode
 from .final import assemble
 from .items import ItemReader
@@ -232,4 +233,6 @@ RESPONSES = Dialect(
         "output_tokens_details": "reasoning_tokens: tokens spent reasoning, not shown",
         "total_tokens": "input plus output",
     },
+    labels=labels.LABELS,
+    view=labels.view,
 )

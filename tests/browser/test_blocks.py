@@ -1,0 +1,224 @@
+"""Issue 27, section 3: the page draws a choice's blocks in the order they began, interleaved.
+An Anthropic answer that goes text, tool_use, text is drawn as the text, then the tool card,
+then the rest of the text (before, the whole text was drawn above every card). And the browser
+knows roles, not dialects: a dialect added in Python alone plays with its blocks shown."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from ..live_server import LiveServer
+from ..test_api import upload
+from .test_dialects import block, delta, sse
+from .test_player import play_to_end
+
+TEXT_TOOL_TEXT = sse(
+    [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_i",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-x",
+                    "content": [],
+                    "usage": {"input_tokens": 5, "output_tokens": 1},
+                },
+            },
+        ),
+        block("start", 0, content_block={"type": "text", "text": ""}),
+        delta(0, type="text_delta", text="Let me "),
+        delta(0, type="text_delta", text="look that up."),
+        block("stop", 0),
+        block(
+            "start",
+            1,
+            content_block={"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}},
+        ),
+        delta(1, type="input_json_delta", partial_json='{"city": "Paris"}'),
+        block("stop", 1),
+        block("start", 2, content_block={"type": "text", "text": ""}),
+        delta(2, type="text_delta", text="It is sunny in Paris."),
+        block("stop", 2),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 20},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+)
+
+# Top to bottom on the screen: each token or card's vertical middle, in the page's order.
+DRAWN = """() => {
+  const middle = (e) => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; };
+  const tokens = [...document.querySelectorAll('[data-testid="choice-text"] [data-testid="token"]')];
+  const cards = [...document.querySelectorAll('[data-testid="tool-call"]')];
+  const drawn = [
+    ...tokens.map((t) => [middle(t), t.textContent]),
+    ...cards.map((c) => [middle(c), `card:${c.querySelector('[data-testid="tool-name"]').textContent}`]),
+  ];
+  return drawn.sort((a, b) => a[0] - b[0]).map(([, what]) => what);
+}"""
+
+
+def open_capture(page, server, data: bytes, title: str) -> None:
+    status, answer = upload(server, data, title=title)
+    assert status == 201, answer
+    page.goto(answer["url"])
+    page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
+
+
+def test_text_tool_text_is_drawn_in_that_order(page, server):
+    open_capture(page, server, TEXT_TOOL_TEXT, "text, tool, text")
+    play_to_end(page)
+    assert page.evaluate(DRAWN) == [
+        "Let me ",
+        "look that up.",
+        "card:get_weather",
+        "It is sunny in Paris.",
+    ]
+    # One block of tokens per stretch of text, each stretch's tokens on the same lines.
+    assert page.locator('[data-testid="choice-text"] > .block').count() == 2
+    # The lane's text is still the whole answer, exactly (share links and search read it).
+    assert (
+        page.get_by_test_id("choice-text").text_content()
+        == "Let me look that up.It is sunny in Paris."
+    )
+    # Sought back before the second text: the card is last.
+    page.get_by_test_id("player-start").click()
+    for _ in range(9):
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate(DRAWN) == ["Let me ", "look that up.", "card:get_weather"]
+
+
+# A dialect made up for this test, registered in the server's process before anything reads
+# the registry (a sitecustomize on its PYTHONPATH): one package with its Dialect record, its
+# labels and its view, as docs/dialects.md, "Adding a dialect", says. No JS knows it.
+TOY_PACKAGE = textwrap.dedent(
+    '''
+    """Toyblocks: each payload is one toy step: words, a lookup the server runs, its answer."""
+
+    from typing import Any
+
+    from app.domain.dialects.base import NAMED, Dialect, UsageFields
+    from app.domain.dialects.labels import Labels, UsageRow
+    from app.domain.dialects.viewparts import line
+    from app.domain.events import BlockStart, BlockStop, Event, RawEvent, TextDelta, Usage
+    from app.domain.interpret import PayloadInterpreter
+
+
+    class ToyInterpreter(PayloadInterpreter):
+        dialect = "toyblocks"
+
+        def value(self, raw: RawEvent, value: Any) -> None:
+            step = value.get("toy_step") if isinstance(value, dict) else None
+            if step == "words":
+                raw.choices = raw.output = True
+                self.add(BlockStart(choice=0, block=value["n"], type="toy_words"), raw)
+                self.add(TextDelta(choice=0, text=value["words"], block=value["n"]), raw)
+                self.add(BlockStop(choice=0, block=value["n"]), raw)
+            elif step in ("lookup", "answer"):
+                self.add(BlockStart(choice=0, block=value["n"], type=f"toy_{step}", value=value), raw)
+                self.add(BlockStop(choice=0, block=value["n"]), raw)
+            elif step == "tally":
+                self.add(Usage(usage=value["tally"], source="usage"), raw)
+            else:
+                self.other(raw, value)
+
+
+    def sniff(event: str | None, value: dict[str, Any]):
+        return (NAMED, "a toy_step field") if "toy_step" in value else None
+
+
+    def assemble(events: list[Event]) -> dict[str, Any]:
+        return {"toy": "".join(e.text for e in events if isinstance(e, TextDelta))}
+
+
+    def view(event: Event):
+        if not isinstance(event, BlockStart):
+            return None
+        if event.type == "toy_words":
+            return {"role": "text"}
+        if event.type == "toy_lookup":
+            return {"role": "server_call", "item": True, "name": "toy_lookup", "id": "toy_1",
+                    "code": event.value["what"], "status": "completed"}
+        if event.type == "toy_answer":
+            lines = [line("found", event.value["found"])]
+            return {"role": "tool_result", "result": {"for": "previous", "lines": lines}}
+        return None
+
+
+    TOYBLOCKS = Dialect(
+        name="toyblocks",
+        title="Toyblocks",
+        interpreter=ToyInterpreter,
+        sniff=sniff,
+        assemble=assemble,
+        usage=UsageFields("tally", "heard", "said"),
+        usage_help={"said": "words the toy said"},
+        labels=Labels(output="Toy reply", usage_rows=(UsageRow("said", "spoken", "said", "said"),),
+                      usage_when=("said",)),
+        view=view,
+    )
+    '''
+)
+SITECUSTOMIZE = textwrap.dedent(
+    """
+    from app.domain import dialects as registry
+    from toyblocks import TOYBLOCKS
+
+    # The one line a new dialect adds to the registry: here, at its end.
+    registry.DIALECTS = (*registry.DIALECTS, TOYBLOCKS)
+    registry.NAMES = (*registry.NAMES, TOYBLOCKS.name)
+    registry._BY_NAME = {**registry._BY_NAME, TOYBLOCKS.name: TOYBLOCKS}
+    """
+)
+TOY_CAPTURE = sse(
+    [
+        (None, {"toy_step": "words", "n": 0, "words": "Let me look."}),
+        (None, {"toy_step": "lookup", "n": 1, "what": "the answer"}),
+        (None, {"toy_step": "answer", "n": 2, "found": "42"}),
+        (None, {"toy_step": "words", "n": 3, "words": "It is 42."}),
+        (None, {"toy_step": "tally", "tally": {"heard": 3, "said": 6}}),
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def toy_server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("toyblocks")
+    (root / "toyblocks").mkdir()
+    (root / "toyblocks" / "__init__.py").write_text(TOY_PACKAGE)
+    (root / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    path = os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    live = LiveServer(root / "data", env={"PYTHONPATH": path}).start()
+    yield live
+    live.stop()
+
+
+def test_a_new_dialect_plays_in_the_browser_with_no_js_change(page, toy_server):
+    """The toy dialect's blocks are drawn by the roles its view gives them, under its labels:
+    its words, its lookup's card with what the lookup found, its words again, and its usage
+    under its own short name."""
+    open_capture(page, toy_server, TOY_CAPTURE, "toy blocks")
+    play_to_end(page)
+    assert page.locator(".choice-head h3").text_content() == "Toy reply"
+    assert page.evaluate(DRAWN) == ["Let me look.", "card:toy_lookup", "It is 42."]
+    card = page.get_by_test_id("tool-call")
+    assert card.get_attribute("data-server") == "true"
+    assert card.get_by_test_id("tool-id").text_content() == "toy_1"
+    assert card.get_by_test_id("tool-args").text_content() == "the answer"
+    assert card.get_by_test_id("tool-state").text_content() == "completed"
+    assert card.get_by_test_id("tool-result-line").all_text_contents() == ["found42"]
+    assert page.locator('[data-usage="said"]').text_content() == "6"
+    assert page.locator('dt[title="words the toy said"]').text_content() == "spoken"
+    assert page.locator('[data-usage="heard"]').text_content() == "3"
