@@ -141,9 +141,11 @@ function setRunning(on) {
   stopButton.disabled = !on;
 }
 
+let runToken = null; // the run's delete token: a Stop on another process needs it (docs/protocol.md, "stop")
 const page = mountPlayer(root, {
   onMessage(message) {
     if (message.type === "status" && message.state === "started") {
+      runToken = message.delete_token;
       root.dataset.shareUrl = message.url;
       showShareLink(message.url, false);
       mine.remember({ id: message.capture, title: `Live run ${new Date().toLocaleString()}`, url: message.url, created: Date.now(), token: message.delete_token });
@@ -182,7 +184,7 @@ form.addEventListener("click", (event) => {
   if (action === "remove-message") event.target.closest("li").remove();
   if (action === "example-tools") form.elements.tools.value = JSON.stringify(EXAMPLE_TOOLS, null, 2);
   if (action === "list-models") listModels();
-  if (action === "stop") page.send("stop");
+  if (action === "stop") page.send("stop", runToken ? { delete_token: runToken } : {});
   if (action) refresh();
 });
 form.addEventListener("submit", (event) => {

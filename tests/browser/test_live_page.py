@@ -3,6 +3,8 @@ stop midway, follow from a second browser, replay the recording."""
 
 from __future__ import annotations
 
+import json
+
 import time
 
 from .conftest import watch
@@ -25,6 +27,8 @@ def fill_form(page, server, fake, model: str) -> None:
 
 
 def test_run_watch_live_stop_midway_and_replay(page, server, fake, browser, shot):
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
     fill_form(page, server, fake, "slow:80")
     preview = preview_text(page)
     assert (
@@ -60,6 +64,12 @@ def test_run_watch_live_stop_midway_and_replay(page, server, fake, browser, shot
     clicked_at = time.monotonic()
     how, when = fake.wait_end("slow:80")
     assert how == "closed" and when - stopped_at < 1.0, (clicked_at - stopped_at, when - stopped_at)
+    # The Stop carries the run's delete token, so a page resumed on another process stops it too.
+    stops = [json.loads(f) for f in sent if isinstance(f, str) and '"stop"' in f]
+    tokens = page.evaluate(
+        "JSON.parse(localStorage.getItem('streamscope.captures') || '[]').map((c) => c.token)"
+    )
+    assert stops and stops[0].get("delete_token") in tokens, (stops, tokens)
     wait_until(page, "document.querySelector('#player').dataset.endReason === 'cancelled'")
     assert "cancelled" in page.get_by_test_id("player-status").text_content()
     assert page.get_by_test_id("finish-reason").text_content() == "finish: none"
