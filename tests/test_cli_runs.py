@@ -130,3 +130,23 @@ def test_record_stopped_by_a_signal_ends_its_recording_with_why(
     if after_output:
         assert stream.raw, "what came before the signal is kept"
     assert f"recorded to {out} (cancelled)" in stderr
+
+
+def test_record_says_what_it_removed_before_writing(fake, tmp_path):
+    """The key the upstream echoes is swept out of the file, and ``record`` says so as an
+    upload's answer does (before, it said nothing)."""
+    import os
+
+    key = "sk-recordcanary0123456789abcdefghij"
+    out = tmp_path / "run.timed.jsonl"
+    options = ["--base-url", fake.url, "--model", "echo-split", "--prompt", "Hi", "-o", str(out)]
+    result = subprocess.run(
+        [sys.executable, "-m", "app.cli", "record", *options, "--api-key-env", "RECORD_KEY"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "RECORD_KEY": key},
+    )
+    assert key.encode() not in out.read_bytes() and b"[redacted" in out.read_bytes()
+    assert "removed before writing: " in result.stderr, result.stderr
+    assert key not in result.stderr + result.stdout

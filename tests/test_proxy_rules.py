@@ -297,6 +297,27 @@ def test_a_recording_keeps_no_secret_and_reads_as_a_timed_capture(tmp_path):
     assert registry.get(recording.capture_id) is None and remembered == [recording.capture_id]
 
 
+def test_a_recording_reports_its_redactions_as_an_upload_does(tmp_path):
+    """What the sweep took out of a proxied call's recording is listed with the capture, as an
+    upload's is (the capture page's "Removed before storing", ``redacted`` in the API): while
+    it streams (at each flush) and at its end. Before, the list stayed empty ("Nothing
+    secret-looking was found") while the recording showed ``[redacted]``."""
+    store, _, recording, _ = recording_of(tmp_path)
+    recording.response(5.0, 200, "text/event-stream", {"content-type": "text/event-stream"})
+    recording.read(10.0, b'data: {"choices": [{"index": 0, "delta": {"content": "' + KEY.encode())
+    recording.read(12.0, b'"}}]}\n\n')
+    recording.run.recorder.flush()
+    record = store.get(recording.capture_id)
+    assert record is not None and sum(item["count"] for item in record.redacted) >= 1
+    recording.end(20.0, "done", None)
+    record = store.get(recording.capture_id)
+    assert record is not None
+    raw = store.read_bytes(recording.capture_id)
+    assert raw.count(b"[redacted") >= 2  # the key in the text, the key in the request body
+    counts = {item["kind"]: item["count"] for item in record.redacted}
+    assert sum(counts.values()) >= 2, counts
+
+
 def test_a_recording_past_its_cap_stops_and_the_rest_is_not_recorded(tmp_path):
     store, registry, recording, _ = recording_of(tmp_path, max_bytes=3_000)
     recording.response(1.0, 200, "text/event-stream", {})

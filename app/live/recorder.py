@@ -83,6 +83,7 @@ class Recorder:
         self.size = len(header)  # bytes recorded so far, for the run's size cap
         self.deleted = False
         self.failed = False  # a deferred write failed (it was logged where it ran)
+        self._reported: list[dict[str, Any]] = []  # the redactions the store has
         # The header as a reader of the stored recording sees it (timed.py): the stream read
         # live is labelled the same way, so it is the capture the stored bytes read as.
         self.header: dict[str, Any] = orjson.loads(header)
@@ -105,9 +106,20 @@ class Recorder:
     def _finish(self) -> None:
         if not self.deleted and not self.failed:
             try:
-                self.store.finish(self.capture_id, streams=1, fmt="timed")
+                self.store.finish(
+                    self.capture_id, streams=1, fmt="timed", redacted=self._redactions()
+                )
             except KeyError:
                 self.deleted = True
+
+    def _redactions(self) -> list[dict[str, Any]] | None:
+        """What the sweep has removed so far, when the store does not have it yet (the
+        capture's ``redacted``, as an upload's: docs/security.md)."""
+        found = self.redactor.redactions.as_list()
+        if found == self._reported:
+            return None
+        self._reported = found
+        return found
 
     def _add(self, line: bytes) -> bytes:
         if self.deleted:
@@ -122,15 +134,16 @@ class Recorder:
     def flush(self) -> None:
         if self._buffer and not self.deleted:
             data = b"".join(self._buffer)
-            self._write(lambda: self._append(data))
+            redacted = self._redactions()
+            self._write(lambda: self._append(data, redacted))
         self._buffer, self._size = [], 0
         self._flushed = time.monotonic()
 
-    def _append(self, data: bytes) -> None:
+    def _append(self, data: bytes, redacted: list[dict[str, Any]] | None) -> None:
         if self.deleted or self.failed:
             return
         try:
-            self.store.append(self.capture_id, data)
+            self.store.append(self.capture_id, data, redacted=redacted)
         except KeyError:  # deleted by its owner while it streams
             self.deleted = True
         except Exception:

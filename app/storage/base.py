@@ -103,11 +103,21 @@ class CaptureStore(Protocol):
     def update(self, capture_id: str, token: str | None, *, title: str) -> CaptureRecord | None:
         """Change the title if the token is right; None when absent; raises PermissionError."""
 
-    def append(self, capture_id: str, data: bytes) -> None:
-        """Add bytes at the end (live recordings grow while they stream)."""
+    def append(
+        self, capture_id: str, data: bytes, *, redacted: list[dict[str, Any]] | None = None
+    ) -> None:
+        """Add bytes at the end (live recordings grow while they stream); ``redacted``, when
+        given, is what was removed from the recording so far (as an upload's is kept)."""
 
-    def finish(self, capture_id: str, *, streams: int, fmt: str) -> None:
-        """A growing capture is complete."""
+    def finish(
+        self,
+        capture_id: str,
+        *,
+        streams: int,
+        fmt: str,
+        redacted: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """A growing capture is complete (``redacted``: as for ``append``)."""
 
     def delete(self, capture_id: str, token: str | None) -> bool:
         """Delete if the token is right: True; absent: False; wrong token: PermissionError."""

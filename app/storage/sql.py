@@ -175,7 +175,9 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
         record.title = title
         return record
 
-    def append(self, capture_id: str, data: bytes) -> None:
+    def append(
+        self, capture_id: str, data: bytes, *, redacted: list[dict[str, Any]] | None = None
+    ) -> None:
         with self._tx() as db:
             row = self._run(
                 db,
@@ -190,8 +192,17 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
                 "INSERT INTO capture_parts (capture_id, seq, data, byte_at) VALUES (?, ?, ?, ?)",
                 (capture_id, row[0] - 1, data, row[1] - len(data)),
             )
+            if redacted is not None:
+                self._set_redacted(db, capture_id, redacted)
 
-    def finish(self, capture_id: str, *, streams: int, fmt: str) -> None:
+    def finish(
+        self,
+        capture_id: str,
+        *,
+        streams: int,
+        fmt: str,
+        redacted: list[dict[str, Any]] | None = None,
+    ) -> None:
         digest = hashlib.sha256(self.read_bytes(capture_id)).hexdigest()
         with self._tx() as db:
             self._run(
@@ -199,6 +210,15 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
                 "UPDATE captures SET streams = ?, format = ?, sha256 = ? WHERE id = ?",
                 (streams, fmt, digest, capture_id),
             )
+            if redacted is not None:
+                self._set_redacted(db, capture_id, redacted)
+
+    def _set_redacted(self, db: Any, capture_id: str, redacted: list[dict[str, Any]]) -> None:
+        self._run(
+            db,
+            "UPDATE captures SET redacted = ? WHERE id = ?",
+            (orjson.dumps(redacted).decode(), capture_id),
+        )
 
     def delete(self, capture_id: str, token: str | None) -> bool:
         with self._tx() as db:
