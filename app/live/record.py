@@ -173,6 +173,10 @@ def record(args: argparse.Namespace) -> int:
     metrics = compute(sink.builder.stream)
     print(render_metrics(metrics.to_json()), file=sys.stderr)
     print(f"recorded to {args.output} ({sink.reason})", file=sys.stderr)
+    removed = sink.redactor.redactions.as_list()
+    if removed:
+        listed = ", ".join(f"{item['count']} x {item['kind']}" for item in removed)
+        print(f"removed before writing: {listed}", file=sys.stderr)
     if caught:
         return SIGNALS[caught[0]][1]
     return EXIT_OK if sink.reason == "done" and sink.builder.stream.raw else EXIT_FAILED
