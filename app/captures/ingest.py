@@ -11,10 +11,11 @@ is and says what is wrong in diagnostics instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..domain.dialects import NAMES as DIALECT_NAMES
+from ..domain.events import Diagnostic
 from ..domain.summary import diagnostic_json
 from .formats import NAMES as FORMAT_NAMES
 from .formats import format_named
@@ -46,6 +47,9 @@ class Ingested:
     capture: Capture
     data: bytes
     redactions: Redactions
+    # What was said of the upload before its stored bytes (a truncated gzip): a reading of
+    # those bytes cannot say it again, so it is kept with them (the capture's ``notes``).
+    before: list[Diagnostic] = field(default_factory=list)
 
 
 def ingest(data: bytes, fmt: str | None, limits: Limits, *, store: bool) -> Ingested:
@@ -73,13 +77,14 @@ def ingest(data: bytes, fmt: str | None, limits: Limits, *, store: bool) -> Inge
     except Unscrubbable as exc:
         raise IngestError("cannot_scrub", str(exc), where=exc.where, why=exc.why) from None
     capture = read_capture(clean, detected, limits)
+    capture.diagnostics[:0] = probe.diagnostics  # the cause (a truncated gzip) first
     capture.compression = probe.compression
     capture.format_reason = probe.format_reason or "named by the user"
     if not readable(capture):
         raise IngestError(
             "no_stream", f"no stream could be read as {detected}", diagnostics=_json(capture)
         )
-    return Ingested(capture, clean, redactions)
+    return Ingested(capture, clean, redactions, list(probe.diagnostics))
 
 
 def _check_names(fmt: str | None, dialect: str | None) -> None:

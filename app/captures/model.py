@@ -57,6 +57,21 @@ class Capture:
     header: dict[str, Any] | None = None
     format_reason: str | None = None  # why this format: what detection saw, or the user's choice
 
+    def noted_before(self, notes: list[dict[str, Any]]) -> None:
+        """Diagnostics said of this capture's upload before its bytes were stored (as
+        ``diagnostic_json`` wrote them: a truncated gzip), put first: the cause before what
+        it caused."""
+        self.diagnostics[:0] = [
+            Diagnostic(
+                code=n["code"],
+                severity=n["severity"],
+                message=n["message"],
+                line=n.get("line"),
+                byte=n.get("byte"),
+            )
+            for n in notes
+        ]
+
     def note(self, code: str, severity: str, message: str, line: int | None = None) -> None:
         self.diagnostics.append(
             Diagnostic(code=code, severity=severity, message=message, line=line)  # type: ignore[arg-type]

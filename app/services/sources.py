@@ -141,7 +141,9 @@ class Sources:
         def load() -> Loaded:
             limits = with_dialect(self.limits, record.dialect)
             data = store.read_bytes(capture_id)
-            return self._loaded(record, ingest(data, record.format, limits, store=False).capture)
+            capture = ingest(data, record.format, limits, store=False).capture
+            capture.noted_before(record.notes)
+            return self._loaded(record, capture)
 
         key = f"capture:{capture_id}"
         loaded = self.cache.get(key, load)

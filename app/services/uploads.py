@@ -19,7 +19,7 @@ from typing import Any
 from ..captures import Capture, Limits
 from ..captures.ingest import IngestError, ingest, with_dialect
 from ..captures.scrub import Redactions, sweep_str
-from ..domain.summary import dialect_of, identity, summarize
+from ..domain.summary import diagnostic_json, dialect_of, identity, summarize
 from ..storage import CaptureRecord, CaptureStore, NewCapture
 from ..storage.base import EXPIRY
 from .errors import BadRequest, Busy, PayloadTooLarge
@@ -90,6 +90,7 @@ class Importer:
             expires_in=EXPIRY[expires or "never"],
             redacted=ingested.redactions.as_list(),
             dialect=dialect or None,
+            notes=[diagnostic_json(d) for d in ingested.before],
         )
         record, token = self.store.add(new)
         self.remember(record, capture)

@@ -45,6 +45,9 @@ class NewCapture:
     redacted: list[dict[str, Any]] = field(default_factory=list)
     source: str = "upload"
     dialect: str | None = None  # named at upload (None: detected from the payloads)
+    # What was said of the upload before its bytes were stored (diagnostics as JSON: a
+    # truncated gzip), which a reading of the stored bytes cannot say again.
+    notes: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -62,6 +65,7 @@ class CaptureRecord:
     compression: str | None = None
     source: str = "upload"
     dialect: str | None = None
+    notes: list[dict[str, Any]] = field(default_factory=list)
 
     def expired(self, now: float | None = None) -> bool:
         return self.expires is not None and (now or time.time()) >= self.expires

@@ -127,6 +127,12 @@ def m007_capture_part_offsets(schema: Schema) -> None:
     )
 
 
+def m008_capture_notes(schema: Schema) -> None:
+    """What reading the upload said before its bytes were stored (a truncated gzip): the stored
+    bytes are decompressed, so a later reading of them could not say it again."""
+    _add_column(schema, "captures", "notes", "TEXT NOT NULL DEFAULT '[]'")
+
+
 MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m001_captures,
     m002_capture_parts_counted,
@@ -135,6 +141,7 @@ MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m005_rooms,
     m006_capture_documents,
     m007_capture_part_offsets,
+    m008_capture_notes,
 )
 
 

@@ -25,7 +25,7 @@ from .documents import DocumentsSQL
 from .markers import MarkerSQL
 from .rooms import RoomsSQL
 
-COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect"
+COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect, notes"
 
 
 class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
@@ -104,11 +104,12 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
             compression=capture.compression,
             source=capture.source,
             dialect=capture.dialect,
+            notes=capture.notes,
         )
         with self._tx() as db:
             self._run(
                 db,
-                f"INSERT INTO captures ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO captures ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 _row(record),
             )
             self._run(
@@ -126,6 +127,7 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
             return None
         values = list(row)
         values[9] = orjson.loads(values[9])
+        values[13] = orjson.loads(values[13])
         return CaptureRecord(*values)
 
     def get(self, capture_id: str) -> CaptureRecord | None:
@@ -265,4 +267,5 @@ def _row(record: CaptureRecord) -> tuple:
         record.compression,
         record.source,
         record.dialect,
+        orjson.dumps(record.notes).decode(),
     )
