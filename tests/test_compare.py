@@ -250,7 +250,7 @@ def test_two_choices_of_one_capture_and_the_form_that_leads_there(server):
     status, page = fetch(server, "/compare/demos/n3-choices:0/demos/n3-choices:2")
     assert status == 200
     check_against_inspect(page, ("n3-choices", 0), ("n3-choices", 2))
-    assert "output 2" in page
+    assert "Stream 1 / Choice 2" in page  # numbered as the player numbers it (issue 28, item 18)
     import http.client
 
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
@@ -267,3 +267,34 @@ def test_two_choices_of_one_capture_and_the_form_that_leads_there(server):
         ("/compare?a=demos/plain-text&b=https://example.com/elsewhere", 400),
     ):
         assert fetch(server, path)[0] == code, path
+
+
+def test_two_unknowns_are_unknown_not_the_same():
+    """A value neither side knows (no timing on either) is "unknown", never "same" (issue 28,
+    item 18: the compare table said "same" for two unknowns)."""
+    a = {"metrics": {"ttft_ms": None}, "normalized": {"usage": None}, "dialect": "gemini"}
+    out = {"text": "", "reasoning": "", "tool_calls": [], "stop_reason": None}
+    rows = {r.key: r for r in metric_rows(a, dict(a), out, dict(out))}
+    assert rows["metrics.ttft_ms"].unknown and not rows["metrics.ttft_ms"].same
+    assert rows["normalized.stop_reason"].unknown and not rows["normalized.stop_reason"].same
+    assert rows["dialect"].same and not rows["dialect"].unknown
+
+
+def test_the_page_numbers_sides_as_the_player_and_says_which_side_is_missing(client):
+    """Its sides are numbered as the player numbers them ("Stream 1 / Choice 0"), two unknowns
+    read "unknown", and a side that cannot be loaded is named in the error (issue 28, item 18)."""
+    host = {"Host": "127.0.0.1:5000"}
+    page = client.get("/compare/demos/completions-text/demos/anthropic-thinking", headers=host)
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert "Stream 1 / Choice 0" in text and "Stream 1 / Answer" in text
+    assert "stream 0, output 0" not in text
+    cells = re.findall(r'<td class="difference">([^<]*)</td>', text)
+    assert "unknown" in cells
+    missing = client.get(
+        "/compare/demos/plain-text/nosuchcapture000000000000",
+        headers={**host, "Accept": "application/json"},
+    )
+    assert missing.status_code == 404
+    error = missing.get_json()["error"]
+    assert error["message"].startswith("side B: ") and error["side"] == "b"

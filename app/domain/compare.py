@@ -39,8 +39,13 @@ class Row:
         return self.b / self.a if self.numeric and self.a else None
 
     @property
+    def unknown(self) -> bool:
+        """Neither side knows it: nothing to say they agree on."""
+        return self.a is None and self.b is None
+
+    @property
     def same(self) -> bool:
-        return self.a == self.b
+        return self.a == self.b and not self.unknown
 
 
 METRICS = (

@@ -25,12 +25,13 @@ from flask import Blueprint, redirect, render_template, request
 from werkzeug.wrappers import Response
 
 from ...domain.compare import metric_rows, output_timing, pretty_arguments, tool_pairs
-from ...domain.summary import summarize
+from ...domain.dialects.labels import Labels
+from ...domain.summary import dialect_of, summarize
 from ...domain.textdiff import diff_texts
 from ...services.sources import Loaded
 from ...storage.rooms import DEMO_PREFIX
 from ..context import services
-from ..errors import BadRequest, NotFound
+from ..errors import BadRequest, NotFound, StreamscopeError
 from .rooms import Conflict
 
 compare = Blueprint("compare", __name__)
@@ -112,6 +113,18 @@ class Side:
     summary: dict[str, Any]
     output: dict[str, Any]
     timing: dict[str, Any]
+    labels: Labels
+
+    @property
+    def output_name(self) -> str:
+        """As the player and ``inspect`` number them: streams from 1, outputs by the dialect's
+        own name and index ("Stream 1 / Choice 0", "Stream 2 / Answer")."""
+        output = (
+            f"{self.labels.output} {self.ref.choice}"
+            if self.labels.numbered
+            else self.labels.output
+        )
+        return f"Stream {self.ref.stream + 1} / {output}"
 
 
 def load_side(ref: SideRef) -> Side:
@@ -139,7 +152,16 @@ def load_side(ref: SideRef) -> Side:
         )
     empty = {"index": 0, "text": "", "reasoning": "", "tool_calls": [], "stop_reason": None}
     timing = output_timing(streams[ref.stream].events, ref.choice)
-    return Side(ref, loaded.title, summary, output or empty, timing)
+    labels = dialect_of(streams[ref.stream]).labels
+    return Side(ref, loaded.title, summary, output or empty, timing, labels)
+
+
+def load_named(ref: SideRef, name: str) -> Side:
+    """A side, or the error its loading gave with the side it is about (A or B) said first."""
+    try:
+        return load_side(ref)
+    except StreamscopeError as exc:
+        raise type(exc)(f"side {name}: {exc.message}", code=exc.code, side=name.lower()) from None
 
 
 @compare.get("/compare")
@@ -157,7 +179,7 @@ def form() -> Response:
 @compare.get("/compare/<path:sides>")
 def page(sides: str) -> str:
     ref_a, ref_b = split_sides(sides)
-    a, b = load_side(ref_a), load_side(ref_b)
+    a, b = load_named(ref_a, "A"), load_named(ref_b, "B")
     align = "first-token" if request.args.get("align") == "first-token" else "start"
     diffs = [("answer", diff_texts(a.output["text"], b.output["text"]))]
     if a.output["reasoning"] or b.output["reasoning"]:
