@@ -160,10 +160,14 @@ export class Player {
     this.seek(this.time() + ms);
   }
 
-  /** Put the cursor on an exact event count (stepping), and the clock on its time. */
-  setCursor(cursor) {
+  /** Put the cursor on an exact event count (stepping), and the clock on its time: `at` (ms)
+   * when given and it is a time of that screen (between the cursor's last event and the next,
+   * as a pause mid-stall is), else the time of the cursor's last event. */
+  setCursor(cursor, at = null) {
     this.pause();
-    this.clock.set(this.timeline.timeOfCursor(cursor));
+    const lo = this.timeline.timeOfCursor(cursor);
+    const next = this.timeline.times[cursor] ?? Infinity;
+    this.clock.set(at !== null && at >= lo && at < next ? at : lo);
     this._moveTo(cursor);
     this.state = cursor >= this.timeline.length && this.timeline.complete ? State.ENDED : State.PAUSED;
     this._emit();

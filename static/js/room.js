@@ -117,7 +117,7 @@ export class Room {
       } else if (state.playing || state.cursor === null) {
         player.pause();
         player.seek(state.t);
-      } else player.setCursor(Math.min(state.cursor, timeline.length));
+      } else player.setCursor(Math.min(state.cursor, timeline.length), state.t); // the presenter's time, also mid-stall
     } finally {
       this.applying = false;
     }

@@ -22,6 +22,8 @@ SNAPSHOT = """(() => {
   return {
     state: s.player.state,
     cursor: s.player.state === 'playing' ? null : s.player.cursor,
+    // Stopped, the time shown is the presenter's, to the ms (also paused mid-stall).
+    time: s.player.state === 'playing' ? null : document.querySelector('[data-testid=player-time]').textContent,
     speed: s.player.speed,
     theme: document.documentElement.dataset.theme ?? null,
     zoom: document.documentElement.dataset.zoom ?? null,
@@ -129,6 +131,7 @@ def test_a_presenter_and_three_viewers_each_action_mirrored(page, context, serve
     act_and_check(page, viewers, lambda: page.get_by_test_id("player-start").click())
     playing = act_and_check(page, viewers, lambda: page.get_by_test_id("player-play").click())
     assert playing["state"] == "playing"
+    page.wait_for_timeout(700)  # into the stall after the first events (logprobs-top at 0.25x)
     paused = act_and_check(page, viewers, lambda: page.get_by_test_id("player-play").click())
     assert paused["state"] == "paused"
     # The selected token, its popover open on every screen.

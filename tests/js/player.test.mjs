@@ -79,3 +79,14 @@ test("max speed advances in bounded batches per frame", () => {
   assert.equal(player.cursor, 10000);
   assert.equal(player.state, State.ENDED);
 });
+
+test("a cursor set with a time of its screen keeps that time (a pause mid-stall)", () => {
+  const { player } = setup([100, 922, 3000]);
+  player.setCursor(2, 1609); // paused between the second and third events, as a presenter was
+  assert.equal(player.cursor, 2);
+  assert.equal(player.time(), 1609);
+  player.setCursor(2, 3500); // not a time of this screen: the cursor's own
+  assert.equal(player.time(), 922);
+  player.setCursor(1);
+  assert.equal(player.time(), 100);
+});
