@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -222,3 +223,37 @@ def test_a_new_dialect_plays_in_the_browser_with_no_js_change(page, toy_server):
     assert page.locator('[data-usage="said"]').text_content() == "6"
     assert page.locator('dt[title="words the toy said"]').text_content() == "spoken"
     assert page.locator('[data-usage="heard"]').text_content() == "3"
+
+
+REAL = Path(__file__).resolve().parent.parent / "captures" / "dialects"
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "card", "last"),
+    [
+        # thinking, text, a server tool (code execution) and its result, text (issue 28, item 15)
+        ("anthropic-claude-sonnet-4-6-code-execution.sse", 1, 2, 4),
+    ],
+)
+def test_a_real_text_tool_text_answer_is_drawn_in_order_with_its_blocks_apart(
+    page, server, name, first, card, last
+):
+    """On a real capture: the text before the tool, the tool's card, the text after it, each
+    text block its own stretch (block boundaries visible: nothing glued across them)."""
+    from app.captures import read_capture
+
+    stream = read_capture((REAL / name).read_bytes()).streams[0]
+    texts = {
+        b: "".join(e.text for e in stream.events if e.kind == "text" and e.block == b)
+        for b in (first, last)
+    }
+    open_capture(page, server, (REAL / name).read_bytes(), name)
+    play_to_end(page)
+    drawn = page.evaluate(DRAWN)
+    cards = [i for i, what in enumerate(drawn) if what.startswith("card:")]
+    assert cards, drawn
+    before, after = "".join(drawn[: cards[0]]), "".join(drawn[cards[-1] + 1 :])
+    assert before == texts[first] and after == texts[last], drawn
+    stretches = page.locator('[data-testid="choice-text"] > .block')
+    assert stretches.count() == 2
+    assert [stretches.nth(i).text_content() for i in range(2)] == [texts[first], texts[last]]
