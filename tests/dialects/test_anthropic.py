@@ -10,6 +10,8 @@ import httpx
 import pytest
 
 from app.captures import read_capture
+from app.domain.dialects.chat.assemble import plain
+from app.domain.summary import summarize
 
 from .common import DIALECT_CAPTURES, captures, summary
 
@@ -101,3 +103,54 @@ def test_a_tool_input_that_is_not_json_says_where_it_breaks():
     )
     ends = [e for e in read_capture(data).streams[0].events if e.kind == "tool_end"]
     assert [(e.id, e.status, e.incomplete) for e in ends] == [("toolu_1", "invalid", True)]
+
+
+def _sse(*payloads: str) -> bytes:
+    """Minimal Anthropic SSE: each payload with the event name its ``type`` repeats."""
+    out = []
+    for payload in payloads:
+        kind = json.loads(payload)["type"]
+        out.append(f"event: {kind}\ndata: {payload}\n\n")
+    return "".join(out).encode()
+
+
+START = (
+    '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",'
+    '"model":"m","content":[],"stop_reason":null,"stop_sequence":null,'
+    '"usage":{"input_tokens":3,"output_tokens":1}}}'
+)
+STOP = '{"type":"message_stop"}'
+
+
+def _summed(data: bytes) -> dict:
+    capture = read_capture(data)
+    assert len(capture.streams) == 1
+    return plain(summarize(capture.streams[0]))
+
+
+@pytest.mark.parametrize("deltas", [[""], []], ids=["empty-delta", "no-delta"])
+def test_a_tool_input_sent_whole_in_its_block_start_is_its_arguments(deltas):
+    opened = {"url": "https://example.com/a"}
+    block = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_fetch", "input": opened}
+    data = _sse(
+        START,
+        json.dumps({"type": "content_block_start", "index": 0, "content_block": block}),
+        *(
+            json.dumps(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": d},
+                }
+            )
+            for d in deltas
+        ),
+        '{"type":"content_block_stop","index":0}',
+        STOP,
+    )
+    summed = _summed(data)
+    assert summed["completion"]["content"][0]["input"] == opened
+    assert sdk_message(data)["content"][0]["input"] == opened
+    call = summed["normalized"]["outputs"][0]["tool_calls"][0]
+    assert json.loads(call["arguments"]) == opened
+    assert [c["status"] for c in summed["tool_calls"]] == ["valid"]

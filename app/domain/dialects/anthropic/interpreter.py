@@ -15,8 +15,11 @@ input and compaction summaries are accumulated, as the SDK's beta accumulator do
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
+
+import orjson
 
 from ...events import (
     BlockDelta,
@@ -68,6 +71,7 @@ class _Block:
     name: str | None = None
     parts: list[str] = field(default_factory=list)
     stopped: bool = False
+    opened: str = ""  # a tool's input as the block opened it, JSON text (``""`` for none or {})
 
 
 class AnthropicInterpreter(PayloadInterpreter):
@@ -132,6 +136,7 @@ class AnthropicInterpreter(PayloadInterpreter):
         self.add(BlockStart(choice=0, block=index, type=kind, value=block), raw)
         if kind in TOOL_BLOCKS:
             state.call, state.call_id, state.name = self._calls, block.get("id"), block.get("name")
+            state.opened = _opened_input(block.get("input"))
             self._calls += 1
             start = ToolCallStart(
                 choice=0, call=state.call, index=index, id=state.call_id, name=state.name, type=kind
@@ -216,7 +221,7 @@ class AnthropicInterpreter(PayloadInterpreter):
             call=state.call,
             call_id=state.call_id,
             name=state.name,
-            arguments="".join(state.parts),
+            arguments="".join(state.parts) or state.opened,
         )
         state.call = None  # ended once
 
@@ -229,6 +234,19 @@ _HANDLERS = {
     "message_delta": AnthropicInterpreter._message_delta,
     "message_stop": AnthropicInterpreter._message_stop,
 }
+
+
+def _opened_input(value: Any) -> str:
+    """A tool's input sent whole in its ``content_block_start`` (a server tool such as
+    ``web_fetch``), as JSON text: its arguments when no ``input_json_delta`` adds any, as the
+    SDK keeps the opened input when the deltas' text is empty. ``{}`` (the usual opening)
+    gives ``""``."""
+    if not value:
+        return ""
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:  # integers past 64 bits: the json module writes them
+        return json.dumps(value)
 
 
 def _is_index(value: Any) -> TypeGuard[int]:
