@@ -154,3 +154,21 @@ def test_a_tool_input_sent_whole_in_its_block_start_is_its_arguments(deltas):
     call = summed["normalized"]["outputs"][0]["tool_calls"][0]
     assert json.loads(call["arguments"]) == opened
     assert [c["status"] for c in summed["tool_calls"]] == ["valid"]
+
+
+def test_blocks_inside_message_start_are_kept_with_their_stop_reason():
+    tool = {"type": "tool_use", "id": "toolu_1", "name": "query", "input": {"sql": "select 1"}}
+    start = json.loads(START)
+    start["message"].update(content=[tool], stop_reason="tool_use")
+    data = _sse(json.dumps(start), STOP)
+    summed = _summed(data)
+    theirs = sdk_message(data)
+    assert summed["completion"]["content"] == theirs["content"] == [tool]
+    assert summed["completion"]["stop_reason"] == theirs["stop_reason"] == "tool_use"
+    (output,) = summed["normalized"]["outputs"]
+    assert output["stop_reason"] == "tool_use"
+    assert [(c["id"], json.loads(c["arguments"])) for c in output["tool_calls"]] == [
+        ("toolu_1", {"sql": "select 1"})
+    ]
+    assert [c["status"] for c in summed["tool_calls"]] == ["valid"]
+    assert summed["diagnostics"] == []

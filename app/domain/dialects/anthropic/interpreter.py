@@ -1,7 +1,7 @@
 """Anthropic Messages streams (docs/dialects.md, "Anthropic Messages").
 
-SSE events whose ``type`` repeats the event name: ``message_start`` (the message with empty
-content and its first usage), ``content_block_start`` / ``_delta`` / ``_stop`` by block
+SSE events whose ``type`` repeats the event name: ``message_start`` (the message, its
+content usually empty, and its first usage), ``content_block_start`` / ``_delta`` / ``_stop`` by block
 ``index`` (text, thinking with its signature, redacted thinking, tool use, server tool use and
 its result blocks, MCP tool use, compaction), ``message_delta`` (stop reason and CUMULATIVE
 usage), ``message_stop``, ``ping`` anywhere, and ``error`` mid-stream (``overloaded_error``).
@@ -125,12 +125,29 @@ class AnthropicInterpreter(PayloadInterpreter):
         self.add(Meta(fields=fields), raw)
         if isinstance(message.get("usage"), dict):
             self.add(Usage(usage=message["usage"], source="message_start"), raw)
+        self._whole_blocks(raw, message.get("content"))
+        if message.get("stop_reason") is not None:
+            self.add(Finish(choice=0, reason=str(message["stop_reason"])), raw)
+
+    def _whole_blocks(self, raw: RawEvent, content: Any) -> None:
+        """Blocks the message starts with (programmatic tool calling sends a ``tool_use``
+        inside ``message_start``): each opened and stopped at once, at the indices from 0, as
+        the SDK keeps them in its snapshot."""
+        for index, block in enumerate(content if isinstance(content, list) else []):
+            if not isinstance(block, dict):
+                self.note(raw, "block_shape", "error", f"message_start block {index} not an object")
+                continue
+            self._open(raw, index, block)
+            self._block_stop(raw, {"index": index})
 
     def _block_start(self, raw: RawEvent, value: dict[str, Any]) -> None:
         index, block = value.get("index"), value.get("content_block")
         if not _is_index(index) or not isinstance(block, dict):
             self.note(raw, "block_shape", "error", "content_block_start without index and block")
             return
+        self._open(raw, index, block)
+
+    def _open(self, raw: RawEvent, index: int, block: dict[str, Any]) -> None:
         kind = str(block.get("type"))
         state = self.blocks[index] = _Block(index, kind)
         self.add(BlockStart(choice=0, block=index, type=kind, value=block), raw)
