@@ -172,3 +172,41 @@ def test_blocks_inside_message_start_are_kept_with_their_stop_reason():
     ]
     assert [c["status"] for c in summed["tool_calls"]] == ["valid"]
     assert summed["diagnostics"] == []
+
+
+def _message_delta(**fields) -> str:
+    return json.dumps(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 5},
+            **fields,
+        }
+    )
+
+
+def test_message_delta_top_level_fields_are_kept_as_the_beta_sdk_keeps_them():
+    applied = {"applied_edits": [{"type": "clear_tool_uses_20250919", "cleared_tool_uses": 2}]}
+    data = _sse(START, _message_delta(context_management=applied, input_transformations=None), STOP)
+    ours, theirs = _summed(data)["completion"], sdk_message(data)
+    assert ours["context_management"] == theirs["context_management"] == applied
+    assert "input_transformations" not in ours  # null leaves the message's value
+
+
+def test_a_fallback_block_names_the_model_that_served_as_the_beta_sdk_does():
+    fallback = {
+        "type": "fallback",
+        "from": {"model": "m"},
+        "to": {"model": "claude-fallback-1"},
+        "trigger": {"type": "refusal"},
+    }
+    data = _sse(
+        START,
+        json.dumps({"type": "content_block_start", "index": 0, "content_block": fallback}),
+        '{"type":"content_block_stop","index":0}',
+        _message_delta(),
+        STOP,
+    )
+    ours = _summed(data)["completion"]
+    assert ours["model"] == sdk_message(data)["model"] == "claude-fallback-1"
+    assert sdk_message(data, beta=False)["model"] == "m"  # the standard accumulator keeps it

@@ -60,6 +60,7 @@ TYPES = frozenset(
 )
 TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 MESSAGE_DELTA_EXTRAS = ("stop_sequence", "stop_details", "container")
+MESSAGE_DELTA_READ = frozenset({"type", "delta", "usage"})
 
 
 @dataclass
@@ -201,6 +202,11 @@ class AnthropicInterpreter(PayloadInterpreter):
     def _message_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
         delta = as_object(value.get("delta"))
         extras = {k: delta[k] for k in MESSAGE_DELTA_EXTRAS if k in delta}
+        # Its other top-level fields (context_management, input_transformations) replace the
+        # message's when not null, as the SDK's beta accumulator sets them.
+        extras.update(
+            (k, v) for k, v in value.items() if k not in MESSAGE_DELTA_READ and v is not None
+        )
         if extras:
             self.add(Extra(scope="chunk", choice=None, fields=extras), raw)
         if delta.get("stop_reason") is not None:
