@@ -210,3 +210,20 @@ def test_a_fallback_block_names_the_model_that_served_as_the_beta_sdk_does():
     ours = _summed(data)["completion"]
     assert ours["model"] == sdk_message(data)["model"] == "claude-fallback-1"
     assert sdk_message(data, beta=False)["model"] == "m"  # the standard accumulator keeps it
+
+
+def test_a_refusal_carries_its_reason_into_the_completion_and_the_normalized_output():
+    details = {"type": "refusal", "category": "cyber", "explanation": "This could enable harm."}
+    delta = {"type": "message_delta", "delta": {"stop_reason": "refusal", "stop_sequence": None,
+             "stop_details": details}, "usage": {"output_tokens": 0}}  # fmt: skip
+    data = _sse(START, json.dumps(delta), STOP)
+    summed = _summed(data)
+    assert summed["completion"]["stop_details"] == sdk_message(data)["stop_details"] == details
+    (output,) = summed["normalized"]["outputs"]
+    assert (output["stop_reason"], output["text"]) == ("refusal", "")
+    assert output["refusal"] == "This could enable harm. (category: cyber)"
+
+
+def test_an_answer_that_did_not_refuse_has_no_refusal():
+    summed = _summed(_sse(START, _message_delta(), STOP))
+    assert summed["normalized"]["outputs"][0]["refusal"] is None

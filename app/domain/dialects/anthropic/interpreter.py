@@ -33,6 +33,7 @@ from ...events import (
     Payload,
     RawEvent,
     ReasoningDelta,
+    RefusalDelta,
     Signature,
     TextDelta,
     ToolCallArgs,
@@ -209,6 +210,8 @@ class AnthropicInterpreter(PayloadInterpreter):
         )
         if extras:
             self.add(Extra(scope="chunk", choice=None, fields=extras), raw)
+        if delta.get("stop_reason") == "refusal":
+            self.add(RefusalDelta(choice=0, text=refusal_text(delta.get("stop_details"))), raw)
         if delta.get("stop_reason") is not None:
             self.add(Finish(choice=0, reason=str(delta["stop_reason"])), raw)
         if isinstance(value.get("usage"), dict):
@@ -257,6 +260,17 @@ _HANDLERS = {
     "message_delta": AnthropicInterpreter._message_delta,
     "message_stop": AnthropicInterpreter._message_stop,
 }
+
+
+def refusal_text(details: Any) -> str:
+    """What a refusal's ``stop_details`` say, in words: its ``explanation``, with its policy
+    ``category`` when it names one; ``""`` when it says neither (the refusal is still one)."""
+    details = as_object(details)
+    explanation, category = details.get("explanation"), details.get("category")
+    words = [explanation] if isinstance(explanation, str) and explanation else []
+    if isinstance(category, str) and category:
+        words.append(f"(category: {category})")
+    return " ".join(words)
 
 
 def _opened_input(value: Any) -> str:
