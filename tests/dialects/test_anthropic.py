@@ -227,3 +227,52 @@ def test_a_refusal_carries_its_reason_into_the_completion_and_the_normalized_out
 def test_an_answer_that_did_not_refuse_has_no_refusal():
     summed = _summed(_sse(START, _message_delta(), STOP))
     assert summed["normalized"]["outputs"][0]["refusal"] is None
+
+
+def _tool(index: int, call_id: str, arguments: str) -> list[str]:
+    block = {"type": "tool_use", "id": call_id, "name": "f", "input": {}}
+    fragment = {"type": "input_json_delta", "partial_json": arguments}
+    return [
+        json.dumps({"type": "content_block_start", "index": index, "content_block": block}),
+        json.dumps({"type": "content_block_delta", "index": index, "delta": fragment}),
+    ]
+
+
+def test_a_message_start_inside_an_open_message_starts_a_new_stream_and_says_so():
+    second = START.replace('"msg_1"', '"msg_2"')
+    data = _sse(
+        START,
+        *_tool(0, "toolu_a", '{"a": 1}'),  # never stopped: msg_1 is cut off here
+        second,
+        *_tool(0, "toolu_b", '{"b": 2}'),
+        '{"type":"content_block_stop","index":0}',
+        _message_delta(),
+        STOP,
+    )
+    first, then = read_capture(data).streams
+    cut, whole = plain(summarize(first)), plain(summarize(then))
+    assert [cut["completion"]["id"], whole["completion"]["id"]] == ["msg_1", "msg_2"]
+    assert [b["input"] for b in cut["completion"]["content"]] == [{"a": 1}]
+    assert [b["input"] for b in whole["completion"]["content"]] == [{"b": 2}]
+    assert {"block_not_stopped", "missing_message_stop"} <= {d.code for d in first.diagnostics}
+    (spliced,) = [d for d in then.diagnostics if d.code == "spliced_message"]
+    at = data.index(f"event: message_start\ndata: {second}".encode())  # the event's first line
+    line = data[:at].count(b"\n") + 1
+    assert (spliced.severity, spliced.line, spliced.byte) == ("warning", line, at)
+    assert "'msg_1'" in spliced.message and "'msg_2'" in spliced.message
+    assert then.raw[0].line == line  # the new message's first event is the new stream's
+
+
+def test_in_a_single_response_a_spliced_message_is_said_and_read_on_in_the_same_stream():
+    from app.domain.stream import Source
+    from app.domain.timeline import SSEFeeder, TimelineBuilder
+
+    second = START.replace('"msg_1"', '"msg_2"')
+    data = _sse(START, *_tool(0, "toolu_a", '{"a": 1}'), second, _message_delta(), STOP)
+    feeder = SSEFeeder(TimelineBuilder(Source(), split_on_done=False, timed=True), record=True)
+    feeder.feed(data, 0.0)
+    (stream,) = feeder.close(1.0)
+    codes = [d.code for d in stream.diagnostics]
+    assert codes.count("spliced_message") == 1 and "block_not_stopped" not in codes
+    ends = [e for e in stream.events if e.kind == "tool_end"]
+    assert [(e.id, e.arguments) for e in ends] == [("toolu_a", '{"a": 1}')]  # ended, not lost

@@ -40,7 +40,7 @@ from ...events import (
     ToolCallStart,
     Usage,
 )
-from ...interpret import PayloadInterpreter
+from ...interpret import PayloadInterpreter, Restart
 from ...shapes import as_object
 from ...stream import Stream
 from ..base import NAMED, Dialect, Sniffed, UsageFields
@@ -87,6 +87,8 @@ class AnthropicInterpreter(PayloadInterpreter):
         self.blocks: dict[int, _Block] = {}
         self._calls = 0
         self._started = False
+        self._id: Any = None  # the open message's id
+        self._cut = False  # a new message began before this one stopped
 
     def value(self, raw: RawEvent, value: Any) -> None:
         if not isinstance(value, dict):
@@ -113,7 +115,7 @@ class AnthropicInterpreter(PayloadInterpreter):
             if not block.stopped:
                 self._end_tool(None, block)
                 self.note(None, "block_not_stopped", "warning", f"block {index} never stopped")
-        if not self.done and not self.errored and self._started:
+        if (self._cut or not self.done) and not self.errored and self._started:
             self.note(None, "missing_message_stop", "info", "the stream ended without message_stop")
 
     # ------------------------------------------------------------------ events
@@ -122,7 +124,9 @@ class AnthropicInterpreter(PayloadInterpreter):
         if not isinstance(message, dict):
             self.note(raw, "message_not_object", "error", "message_start without a message")
             return
-        self._started = True
+        if self._started and not self.done and self._spliced(raw, value, message.get("id")):
+            return
+        self._started, self._id = True, message.get("id")
         fields = {k: v for k, v in message.items() if k not in ("content", "usage")}
         self.add(Meta(fields=fields), raw)
         if isinstance(message.get("usage"), dict):
@@ -130,6 +134,27 @@ class AnthropicInterpreter(PayloadInterpreter):
         self._whole_blocks(raw, message.get("content"))
         if message.get("stop_reason") is not None:
             self.add(Finish(choice=0, reason=str(message["stop_reason"])), raw)
+
+    def _spliced(self, raw: RawEvent, value: dict[str, Any], new_id: Any) -> bool:
+        """A ``message_start`` inside an open message (two responses spliced): where streams
+        may be split, the open message ends here and this one is read as the next stream's
+        (True); in a single response it is read on in this one, its blocks ended first."""
+        message = (
+            f"message {new_id!r} starts inside message {self._id!r}, which never stopped "
+            f"(line {raw.line}): message {self._id!r} was spliced"
+        )
+        if self.splits:
+            self.restart = Restart(
+                raw, value, "spliced_message", message + "; read as a new stream"
+            )
+            self.done = self._cut = True
+            return True
+        self.note(raw, "spliced_message", "warning", message + "; read on in this stream")
+        for index, block in sorted(self.blocks.items()):
+            if not block.stopped:
+                self._block_stop(raw, {"index": index})
+        self.blocks.clear()
+        return False
 
     def _whole_blocks(self, raw: RawEvent, content: Any) -> None:
         """Blocks the message starts with (programmatic tool calling sends a ``tool_use``
