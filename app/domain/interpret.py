@@ -11,6 +11,7 @@ never raises on bad input.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import orjson
@@ -25,6 +26,17 @@ from .stream import Stream
 Claimant = Callable[[str | None, dict[str, Any]], tuple[str, str] | None]
 
 
+@dataclass
+class Restart:
+    """A payload that begins a new stream inside an open one: ``value`` as decoded, and the
+    ``code`` and ``message`` of the diagnostic the new stream opens with."""
+
+    raw: RawEvent
+    value: Any
+    code: str
+    message: str
+
+
 class PayloadInterpreter:
     """One stream's payloads into events. Call ``finish()`` once at the end."""
 
@@ -35,6 +47,11 @@ class PayloadInterpreter:
     # (the registry's detection: the name and title of the dialect that reads it).
     title_text: str = "an unknown dialect"
     claimant: Claimant | None = None
+    # Whether this stream may be split where a new one begins (the builder's split_on_done),
+    # and, when the dialect saw one begin inside an open one, the payload that begins it (read
+    # again as the next stream's first, after the diagnostic that says why; timeline.py).
+    splits: bool = False
+    restart: Restart | None = None
 
     def __init__(self, stream: Stream) -> None:
         self.stream = stream

@@ -3,7 +3,8 @@
 
 ``outputs`` has one entry per output (a chat or completions choice, a Gemini candidate; the
 other dialects have one): ``text`` is all answer text in order, ``reasoning`` all
-thinking/reasoning text, ``tool_calls`` each call's id, name and argument string as streamed
+thinking/reasoning text, ``refusal`` the refusal text (a chat or Responses refusal, an Anthropic
+refusal's reason) or None when it did not refuse, ``tool_calls`` each call's id, name and argument string as streamed
 (for dialects that send argument objects, their JSON text), ``stop_reason`` as the dialect
 spells it. ``usage`` holds the shared counters read from the dialect's own final usage;
 ``errors`` the errors reported inside the stream.
@@ -26,6 +27,7 @@ from .events import (
     Meta,
     Payload,
     ReasoningDelta,
+    RefusalDelta,
     StreamError,
     TextDelta,
     ToolCallEnd,
@@ -37,6 +39,7 @@ def normalized(events: Sequence[Event], dialect: Dialect, completion: dict[str, 
     outputs: dict[int, dict[str, Any]] = {}
     texts: dict[int, list[str]] = {}
     reasoning: dict[int, list[str]] = {}
+    refusals: dict[int, list[str]] = {}
 
     def at(index: int) -> dict[str, Any]:
         found = outputs.get(index)
@@ -58,6 +61,9 @@ def normalized(events: Sequence[Event], dialect: Dialect, completion: dict[str, 
         elif isinstance(event, ReasoningDelta):
             at(event.choice)
             reasoning[event.choice].append(event.text)
+        elif isinstance(event, RefusalDelta):
+            at(event.choice)
+            refusals.setdefault(event.choice, []).append(event.text)
         elif isinstance(event, ToolCallEnd):
             at(event.choice)["tool_calls"].append(
                 {"id": event.id, "name": event.name, "arguments": event.arguments}
@@ -69,6 +75,7 @@ def normalized(events: Sequence[Event], dialect: Dialect, completion: dict[str, 
     for index, output in outputs.items():
         output["text"] = "".join(texts[index])
         output["reasoning"] = "".join(reasoning[index])
+        output["refusal"] = "".join(refusals[index]) if index in refusals else None
     usage = dialect.final_usage(completion)
     return {
         "outputs": [_ordered(outputs[i]) for i in sorted(outputs)],
@@ -82,5 +89,5 @@ _NOT_READ = frozenset({Logprobs, Usage, Meta, BlockStart, BlockStop, Done, Comme
 
 
 def _ordered(output: dict[str, Any]) -> dict[str, Any]:
-    keys = ("index", "text", "reasoning", "tool_calls", "stop_reason")
+    keys = ("index", "text", "reasoning", "refusal", "tool_calls", "stop_reason")
     return {key: output[key] for key in keys}

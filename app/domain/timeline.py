@@ -1,7 +1,9 @@
 """Building timelines: raw items in, one or more ``Stream`` s out.
 
 ``TimelineBuilder`` takes raw events with their payloads (from any reader) and splits streams
-at ``[DONE]`` when the capture may hold several (the documentation page holds two). A single
+at ``[DONE]`` when the capture may hold several (the documentation page holds two), and where
+the dialect sees a new stream begin inside the open one (``PayloadInterpreter.restart``: an
+Anthropic ``message_start`` before the open message stopped). A single
 network response (a timed capture, a live run) is never split: data after ``[DONE]`` is kept
 in the same stream with a diagnostic.
 
@@ -70,6 +72,7 @@ class TimelineBuilder:
         )
         self.streams.append(stream)
         self.interpreter = interpreter_for(stream, self.dialect, self._adopt)
+        self.interpreter.splits = self.split_on_done
 
     def _adopt(self, interpreter: PayloadInterpreter) -> None:
         """The stream's dialect is known: its interpreter reads from here on."""
@@ -123,6 +126,8 @@ class TimelineBuilder:
             self.interpreter.payload(raw, payload, data_offset)
         elif self._place(raw):
             self.interpreter.payload(raw, payload, data_offset)
+        if self.interpreter.restart is not None:
+            self._restart()
 
     def items(self, items: Sequence[Item], *, split_lines: bool = True) -> None:
         """Decoded items in order (SSE items, NDJSON lines, JSON array elements, frames'
@@ -138,6 +143,8 @@ class TimelineBuilder:
                 after = interpreter.run(items, i, stop, self.streams[-1].raw)
                 self._events += after - i
                 i = after
+                if self.interpreter.restart is not None:
+                    self._restart()
                 if i >= count or self.interpreter is not interpreter or interpreter.done:
                     continue  # the builder looks again: a new interpreter, or after [DONE]
             item = items[i]
@@ -146,6 +153,24 @@ class TimelineBuilder:
                 self.comment(item.raw, getattr(item, "comment", None) or "")
             else:
                 self.data(item.raw, item.data, item.data_offset, split_lines=split_lines)
+
+    def _restart(self) -> None:
+        """The dialect saw a new stream begin inside the open one (an Anthropic
+        ``message_start`` before the open message stopped): the open one ends without it, and
+        its payload is the next stream's first, after the diagnostic that says so."""
+        interpreter = self.interpreter
+        restart, interpreter.restart = interpreter.restart, None
+        if restart is None:
+            return
+        raw = restart.raw
+        if self.stream.raw and self.stream.raw[-1] is raw:
+            self.stream.raw.pop()  # placed there as it was read; it belongs to the next
+        interpreter.finish()
+        self._start_stream()
+        raw.index = len(self.stream.raw)
+        self.stream.raw.append(raw)
+        self.interpreter.note(raw, restart.code, "warning", restart.message)
+        self.interpreter.value(raw, restart.value)
 
     def _split_event(self, raw: RawEvent, lines: list[bytes]) -> None:
         """Events separated by a single newline (not spec SSE) arrive as one event whose data
@@ -170,6 +195,8 @@ class TimelineBuilder:
                         "each data line read as its own event",
                     )
                 self.interpreter.payload(part, line, part.byte)
+                if self.interpreter.restart is not None:
+                    self._restart()
             else:
                 self.data(part, line, part.byte)
 

@@ -836,3 +836,49 @@ def test_an_error_inside_a_dialect_stream_is_shown_at_its_moment(page, server):
         == "Stream error: Overloaded (code overloaded_error)"
     )
     assert page.get_by_test_id("finish-reason").text_content() == "finish: none"
+
+
+def test_an_anthropic_refusal_shows_its_reason_in_the_answers_place(page, server):
+    """Issue 28, item 17: a refusal's reason comes in message_delta's stop_details, with no
+    text: the page shows it in the refusal box, where the answer would be."""
+    from ..test_api import upload
+
+    details = {"type": "refusal", "category": "cyber", "explanation": "This could enable harm."}
+    data = sse(
+        [
+            (
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": "msg_r",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "claude-x",
+                        "content": [],
+                        "usage": {"input_tokens": 5, "output_tokens": 1},
+                    },
+                },
+            ),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "refusal", "stop_details": details},
+                    "usage": {"output_tokens": 0},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+    )
+    status, answer = upload(server, data, title="refusal")
+    assert status == 201, answer
+    page.goto(answer["url"])
+    page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
+    page.keyboard.press("End")
+    refusal = page.get_by_test_id("choice-refusal")
+    wait_until(page, "!document.querySelector('.refusal-box').hidden")
+    assert refusal.is_visible()
+    assert refusal.text_content() == "This could enable harm. (category: cyber)"
+    assert page.get_by_test_id("choice-text").text_content() == ""
+    assert page.get_by_test_id("finish-reason").text_content() == "finish: refusal"

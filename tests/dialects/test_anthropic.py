@@ -10,6 +10,8 @@ import httpx
 import pytest
 
 from app.captures import read_capture
+from app.domain.dialects.chat.assemble import plain
+from app.domain.summary import summarize
 
 from .common import DIALECT_CAPTURES, captures, summary
 
@@ -101,3 +103,176 @@ def test_a_tool_input_that_is_not_json_says_where_it_breaks():
     )
     ends = [e for e in read_capture(data).streams[0].events if e.kind == "tool_end"]
     assert [(e.id, e.status, e.incomplete) for e in ends] == [("toolu_1", "invalid", True)]
+
+
+def _sse(*payloads: str) -> bytes:
+    """Minimal Anthropic SSE: each payload with the event name its ``type`` repeats."""
+    out = []
+    for payload in payloads:
+        kind = json.loads(payload)["type"]
+        out.append(f"event: {kind}\ndata: {payload}\n\n")
+    return "".join(out).encode()
+
+
+START = (
+    '{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",'
+    '"model":"m","content":[],"stop_reason":null,"stop_sequence":null,'
+    '"usage":{"input_tokens":3,"output_tokens":1}}}'
+)
+STOP = '{"type":"message_stop"}'
+
+
+def _summed(data: bytes) -> dict:
+    capture = read_capture(data)
+    assert len(capture.streams) == 1
+    return plain(summarize(capture.streams[0]))
+
+
+@pytest.mark.parametrize("deltas", [[""], []], ids=["empty-delta", "no-delta"])
+def test_a_tool_input_sent_whole_in_its_block_start_is_its_arguments(deltas):
+    opened = {"url": "https://example.com/a"}
+    block = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_fetch", "input": opened}
+    data = _sse(
+        START,
+        json.dumps({"type": "content_block_start", "index": 0, "content_block": block}),
+        *(
+            json.dumps(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": d},
+                }
+            )
+            for d in deltas
+        ),
+        '{"type":"content_block_stop","index":0}',
+        STOP,
+    )
+    summed = _summed(data)
+    assert summed["completion"]["content"][0]["input"] == opened
+    assert sdk_message(data)["content"][0]["input"] == opened
+    call = summed["normalized"]["outputs"][0]["tool_calls"][0]
+    assert json.loads(call["arguments"]) == opened
+    assert [c["status"] for c in summed["tool_calls"]] == ["valid"]
+
+
+def test_blocks_inside_message_start_are_kept_with_their_stop_reason():
+    tool = {"type": "tool_use", "id": "toolu_1", "name": "query", "input": {"sql": "select 1"}}
+    start = json.loads(START)
+    start["message"].update(content=[tool], stop_reason="tool_use")
+    data = _sse(json.dumps(start), STOP)
+    summed = _summed(data)
+    theirs = sdk_message(data)
+    assert summed["completion"]["content"] == theirs["content"] == [tool]
+    assert summed["completion"]["stop_reason"] == theirs["stop_reason"] == "tool_use"
+    (output,) = summed["normalized"]["outputs"]
+    assert output["stop_reason"] == "tool_use"
+    assert [(c["id"], json.loads(c["arguments"])) for c in output["tool_calls"]] == [
+        ("toolu_1", {"sql": "select 1"})
+    ]
+    assert [c["status"] for c in summed["tool_calls"]] == ["valid"]
+    assert summed["diagnostics"] == []
+
+
+def _message_delta(**fields) -> str:
+    return json.dumps(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": 5},
+            **fields,
+        }
+    )
+
+
+def test_message_delta_top_level_fields_are_kept_as_the_beta_sdk_keeps_them():
+    applied = {"applied_edits": [{"type": "clear_tool_uses_20250919", "cleared_tool_uses": 2}]}
+    data = _sse(START, _message_delta(context_management=applied, input_transformations=None), STOP)
+    ours, theirs = _summed(data)["completion"], sdk_message(data)
+    assert ours["context_management"] == theirs["context_management"] == applied
+    assert "input_transformations" not in ours  # null leaves the message's value
+
+
+def test_a_fallback_block_names_the_model_that_served_as_the_beta_sdk_does():
+    fallback = {
+        "type": "fallback",
+        "from": {"model": "m"},
+        "to": {"model": "claude-fallback-1"},
+        "trigger": {"type": "refusal"},
+    }
+    data = _sse(
+        START,
+        json.dumps({"type": "content_block_start", "index": 0, "content_block": fallback}),
+        '{"type":"content_block_stop","index":0}',
+        _message_delta(),
+        STOP,
+    )
+    ours = _summed(data)["completion"]
+    assert ours["model"] == sdk_message(data)["model"] == "claude-fallback-1"
+    assert sdk_message(data, beta=False)["model"] == "m"  # the standard accumulator keeps it
+
+
+def test_a_refusal_carries_its_reason_into_the_completion_and_the_normalized_output():
+    details = {"type": "refusal", "category": "cyber", "explanation": "This could enable harm."}
+    delta = {"type": "message_delta", "delta": {"stop_reason": "refusal", "stop_sequence": None,
+             "stop_details": details}, "usage": {"output_tokens": 0}}  # fmt: skip
+    data = _sse(START, json.dumps(delta), STOP)
+    summed = _summed(data)
+    assert summed["completion"]["stop_details"] == sdk_message(data)["stop_details"] == details
+    (output,) = summed["normalized"]["outputs"]
+    assert (output["stop_reason"], output["text"]) == ("refusal", "")
+    assert output["refusal"] == "This could enable harm. (category: cyber)"
+
+
+def test_an_answer_that_did_not_refuse_has_no_refusal():
+    summed = _summed(_sse(START, _message_delta(), STOP))
+    assert summed["normalized"]["outputs"][0]["refusal"] is None
+
+
+def _tool(index: int, call_id: str, arguments: str) -> list[str]:
+    block = {"type": "tool_use", "id": call_id, "name": "f", "input": {}}
+    fragment = {"type": "input_json_delta", "partial_json": arguments}
+    return [
+        json.dumps({"type": "content_block_start", "index": index, "content_block": block}),
+        json.dumps({"type": "content_block_delta", "index": index, "delta": fragment}),
+    ]
+
+
+def test_a_message_start_inside_an_open_message_starts_a_new_stream_and_says_so():
+    second = START.replace('"msg_1"', '"msg_2"')
+    data = _sse(
+        START,
+        *_tool(0, "toolu_a", '{"a": 1}'),  # never stopped: msg_1 is cut off here
+        second,
+        *_tool(0, "toolu_b", '{"b": 2}'),
+        '{"type":"content_block_stop","index":0}',
+        _message_delta(),
+        STOP,
+    )
+    first, then = read_capture(data).streams
+    cut, whole = plain(summarize(first)), plain(summarize(then))
+    assert [cut["completion"]["id"], whole["completion"]["id"]] == ["msg_1", "msg_2"]
+    assert [b["input"] for b in cut["completion"]["content"]] == [{"a": 1}]
+    assert [b["input"] for b in whole["completion"]["content"]] == [{"b": 2}]
+    assert {"block_not_stopped", "missing_message_stop"} <= {d.code for d in first.diagnostics}
+    (spliced,) = [d for d in then.diagnostics if d.code == "spliced_message"]
+    at = data.index(f"event: message_start\ndata: {second}".encode())  # the event's first line
+    line = data[:at].count(b"\n") + 1
+    assert (spliced.severity, spliced.line, spliced.byte) == ("warning", line, at)
+    assert "'msg_1'" in spliced.message and "'msg_2'" in spliced.message
+    assert then.raw[0].line == line  # the new message's first event is the new stream's
+
+
+def test_in_a_single_response_a_spliced_message_is_said_and_read_on_in_the_same_stream():
+    from app.domain.stream import Source
+    from app.domain.timeline import SSEFeeder, TimelineBuilder
+
+    second = START.replace('"msg_1"', '"msg_2"')
+    data = _sse(START, *_tool(0, "toolu_a", '{"a": 1}'), second, _message_delta(), STOP)
+    feeder = SSEFeeder(TimelineBuilder(Source(), split_on_done=False, timed=True), record=True)
+    feeder.feed(data, 0.0)
+    (stream,) = feeder.close(1.0)
+    codes = [d.code for d in stream.diagnostics]
+    assert codes.count("spliced_message") == 1 and "block_not_stopped" not in codes
+    ends = [e for e in stream.events if e.kind == "tool_end"]
+    assert [(e.id, e.arguments) for e in ends] == [("toolu_a", '{"a": 1}')]  # ended, not lost

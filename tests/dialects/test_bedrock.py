@@ -125,6 +125,7 @@ def test_reasoning_with_a_signature_then_a_tool_use():
         "index": 0,
         "text": "Checking.",
         "reasoning": "The user wants the weather.",
+        "refusal": None,
         "tool_calls": [
             {"id": "tooluse_1", "name": "get_weather", "arguments": '{"city": "Paris"}'}
         ],

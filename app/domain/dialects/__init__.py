@@ -96,6 +96,7 @@ class Detecting(PayloadInterpreter):
                 chosen = start(self.stream, found.dialect, f"{found.reason}, line {raw.line}")
                 self._say_doubt(raw, found, chosen)
                 chosen.done, chosen.errored, chosen.text = self.done, self.errored, self.text
+                chosen.splits = self.splits
                 self._adopt(chosen)
                 chosen.value(raw, value)
                 return

@@ -46,6 +46,7 @@ def assemble(events: list[Event]) -> dict[str, Any]:
             message.update(event.fields)
         elif isinstance(event, BlockStart):
             blocks[event.block] = dict(event.value) if isinstance(event.value, dict) else {}
+            _fallback(message, blocks[event.block])
         elif isinstance(event, ToolCallStart) and event.index is not None:
             calls[event.call] = event.index
         elif isinstance(event, ReasoningDelta) and event.block in blocks:
@@ -77,6 +78,16 @@ def assemble(events: list[Event]) -> dict[str, Any]:
     message.setdefault("stop_sequence", None)
     message["usage"] = usage or None
     return message
+
+
+def _fallback(message: dict[str, Any], block: dict[str, Any]) -> None:
+    """A ``fallback`` block names the model that serves what follows (``to.model``): the
+    message's ``model`` becomes it, as the SDK's beta accumulator relabels it (the standard
+    one keeps the requested model; docs/dialects.md)."""
+    if block.get("type") == "fallback":
+        to = block.get("to")
+        if isinstance(to, dict) and isinstance(to.get("model"), str):
+            message["model"] = to["model"]
 
 
 def _merge_usage(usage: dict[str, Any], event: Usage) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Anthropic Messages streams (docs/dialects.md, "Anthropic Messages").
 
-SSE events whose ``type`` repeats the event name: ``message_start`` (the message with empty
-content and its first usage), ``content_block_start`` / ``_delta`` / ``_stop`` by block
+SSE events whose ``type`` repeats the event name: ``message_start`` (the message, its
+content usually empty, and its first usage), ``content_block_start`` / ``_delta`` / ``_stop`` by block
 ``index`` (text, thinking with its signature, redacted thinking, tool use, server tool use and
 its result blocks, MCP tool use, compaction), ``message_delta`` (stop reason and CUMULATIVE
 usage), ``message_stop``, ``ping`` anywhere, and ``error`` mid-stream (``overloaded_error``).
@@ -15,8 +15,11 @@ input and compaction summaries are accumulated, as the SDK's beta accumulator do
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
+
+import orjson
 
 from ...events import (
     BlockDelta,
@@ -30,13 +33,14 @@ from ...events import (
     Payload,
     RawEvent,
     ReasoningDelta,
+    RefusalDelta,
     Signature,
     TextDelta,
     ToolCallArgs,
     ToolCallStart,
     Usage,
 )
-from ...interpret import PayloadInterpreter
+from ...interpret import PayloadInterpreter, Restart
 from ...shapes import as_object
 from ...stream import Stream
 from ..base import NAMED, Dialect, Sniffed, UsageFields
@@ -57,6 +61,7 @@ TYPES = frozenset(
 )
 TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 MESSAGE_DELTA_EXTRAS = ("stop_sequence", "stop_details", "container")
+MESSAGE_DELTA_READ = frozenset({"type", "delta", "usage"})
 
 
 @dataclass
@@ -68,6 +73,7 @@ class _Block:
     name: str | None = None
     parts: list[str] = field(default_factory=list)
     stopped: bool = False
+    opened: str = ""  # a tool's input as the block opened it, JSON text (``""`` for none or {})
 
 
 class AnthropicInterpreter(PayloadInterpreter):
@@ -81,6 +87,8 @@ class AnthropicInterpreter(PayloadInterpreter):
         self.blocks: dict[int, _Block] = {}
         self._calls = 0
         self._started = False
+        self._id: Any = None  # the open message's id
+        self._cut = False  # a new message began before this one stopped
 
     def value(self, raw: RawEvent, value: Any) -> None:
         if not isinstance(value, dict):
@@ -107,7 +115,7 @@ class AnthropicInterpreter(PayloadInterpreter):
             if not block.stopped:
                 self._end_tool(None, block)
                 self.note(None, "block_not_stopped", "warning", f"block {index} never stopped")
-        if not self.done and not self.errored and self._started:
+        if (self._cut or not self.done) and not self.errored and self._started:
             self.note(None, "missing_message_stop", "info", "the stream ended without message_stop")
 
     # ------------------------------------------------------------------ events
@@ -116,22 +124,63 @@ class AnthropicInterpreter(PayloadInterpreter):
         if not isinstance(message, dict):
             self.note(raw, "message_not_object", "error", "message_start without a message")
             return
-        self._started = True
+        if self._started and not self.done and self._spliced(raw, value, message.get("id")):
+            return
+        self._started, self._id = True, message.get("id")
         fields = {k: v for k, v in message.items() if k not in ("content", "usage")}
         self.add(Meta(fields=fields), raw)
         if isinstance(message.get("usage"), dict):
             self.add(Usage(usage=message["usage"], source="message_start"), raw)
+        self._whole_blocks(raw, message.get("content"))
+        if message.get("stop_reason") is not None:
+            self.add(Finish(choice=0, reason=str(message["stop_reason"])), raw)
+
+    def _spliced(self, raw: RawEvent, value: dict[str, Any], new_id: Any) -> bool:
+        """A ``message_start`` inside an open message (two responses spliced): where streams
+        may be split, the open message ends here and this one is read as the next stream's
+        (True); in a single response it is read on in this one, its blocks ended first."""
+        message = (
+            f"message {new_id!r} starts inside message {self._id!r}, which never stopped "
+            f"(line {raw.line}): message {self._id!r} was spliced"
+        )
+        if self.splits:
+            self.restart = Restart(
+                raw, value, "spliced_message", message + "; read as a new stream"
+            )
+            self.done = self._cut = True
+            return True
+        self.note(raw, "spliced_message", "warning", message + "; read on in this stream")
+        for index, block in sorted(self.blocks.items()):
+            if not block.stopped:
+                self._block_stop(raw, {"index": index})
+        self.blocks.clear()
+        return False
+
+    def _whole_blocks(self, raw: RawEvent, content: Any) -> None:
+        """Blocks the message starts with (programmatic tool calling sends a ``tool_use``
+        inside ``message_start``): each opened and stopped at once, at the indices from 0, as
+        the SDK keeps them in its snapshot."""
+        for index, block in enumerate(content if isinstance(content, list) else []):
+            if not isinstance(block, dict):
+                self.note(raw, "block_shape", "error", f"message_start block {index} not an object")
+                continue
+            self._open(raw, index, block)
+            self._block_stop(raw, {"index": index})
 
     def _block_start(self, raw: RawEvent, value: dict[str, Any]) -> None:
         index, block = value.get("index"), value.get("content_block")
         if not _is_index(index) or not isinstance(block, dict):
             self.note(raw, "block_shape", "error", "content_block_start without index and block")
             return
+        self._open(raw, index, block)
+
+    def _open(self, raw: RawEvent, index: int, block: dict[str, Any]) -> None:
         kind = str(block.get("type"))
         state = self.blocks[index] = _Block(index, kind)
         self.add(BlockStart(choice=0, block=index, type=kind, value=block), raw)
         if kind in TOOL_BLOCKS:
             state.call, state.call_id, state.name = self._calls, block.get("id"), block.get("name")
+            state.opened = _opened_input(block.get("input"))
             self._calls += 1
             start = ToolCallStart(
                 choice=0, call=state.call, index=index, id=state.call_id, name=state.name, type=kind
@@ -179,8 +228,15 @@ class AnthropicInterpreter(PayloadInterpreter):
     def _message_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
         delta = as_object(value.get("delta"))
         extras = {k: delta[k] for k in MESSAGE_DELTA_EXTRAS if k in delta}
+        # Its other top-level fields (context_management, input_transformations) replace the
+        # message's when not null, as the SDK's beta accumulator sets them.
+        extras.update(
+            (k, v) for k, v in value.items() if k not in MESSAGE_DELTA_READ and v is not None
+        )
         if extras:
             self.add(Extra(scope="chunk", choice=None, fields=extras), raw)
+        if delta.get("stop_reason") == "refusal":
+            self.add(RefusalDelta(choice=0, text=refusal_text(delta.get("stop_details"))), raw)
         if delta.get("stop_reason") is not None:
             self.add(Finish(choice=0, reason=str(delta["stop_reason"])), raw)
         if isinstance(value.get("usage"), dict):
@@ -216,7 +272,7 @@ class AnthropicInterpreter(PayloadInterpreter):
             call=state.call,
             call_id=state.call_id,
             name=state.name,
-            arguments="".join(state.parts),
+            arguments="".join(state.parts) or state.opened,
         )
         state.call = None  # ended once
 
@@ -229,6 +285,30 @@ _HANDLERS = {
     "message_delta": AnthropicInterpreter._message_delta,
     "message_stop": AnthropicInterpreter._message_stop,
 }
+
+
+def refusal_text(details: Any) -> str:
+    """What a refusal's ``stop_details`` say, in words: its ``explanation``, with its policy
+    ``category`` when it names one; ``""`` when it says neither (the refusal is still one)."""
+    details = as_object(details)
+    explanation, category = details.get("explanation"), details.get("category")
+    words = [explanation] if isinstance(explanation, str) and explanation else []
+    if isinstance(category, str) and category:
+        words.append(f"(category: {category})")
+    return " ".join(words)
+
+
+def _opened_input(value: Any) -> str:
+    """A tool's input sent whole in its ``content_block_start`` (a server tool such as
+    ``web_fetch``), as JSON text: its arguments when no ``input_json_delta`` adds any, as the
+    SDK keeps the opened input when the deltas' text is empty. ``{}`` (the usual opening)
+    gives ``""``."""
+    if not value:
+        return ""
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:  # integers past 64 bits: the json module writes them
+        return json.dumps(value)
 
 
 def _is_index(value: Any) -> TypeGuard[int]:
