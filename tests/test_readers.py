@@ -458,3 +458,27 @@ def test_a_long_json_array_is_read_in_linear_time_of_its_lines():
 
     small, large = min(cost(2000) for _ in range(3)), min(cost(20000) for _ in range(3))
     assert large < 30 * small, (small, large)  # 10x the elements; quadratic would be ~100x
+
+
+def test_a_stored_har_numbers_its_entries_as_the_uploaded_file_does(tmp_path):
+    """The scrubber drops the entries without a stream but keeps their places, so the stored
+    HAR's streams are named by the entry numbers of the file uploaded, as ``inspect`` names
+    them (issue 28, item 19: the page said "HAR entry 1" and the CLI "HAR entry 2")."""
+    from app.captures.scrubbing import scrub
+
+    har = json.dumps(
+        {
+            "log": {
+                "version": "1.2",
+                "entries": [
+                    har_entry(b'{"ok":true}', mime="application/json"),
+                    har_entry(corpus("openai-gpt4o-content-plain.sse")),
+                ],
+            }
+        }
+    ).encode()
+    original = read_capture(har)
+    stored = read_capture(scrub(har, "har")[0])
+    assert [s.origin for s in original.streams] == [s.origin for s in stored.streams]
+    assert stored.streams[0].origin.startswith("HAR entry 2: POST")
+    assert [d.code for d in stored.diagnostics] == ["har_ignored"]

@@ -42,7 +42,10 @@ def scrub_har(data: bytes, redactions: Redactions) -> bytes:
     for number, entry in enumerate(entries, start=1):
         body = stream_body(entry, number, scratch) if isinstance(entry, dict) else None
         if body is None:
+            # Dropped, its place kept (an empty entry, which no reader takes for a stream), so
+            # the entries keep the numbers they have in the uploaded file ("HAR entry 2").
             redactions["non-stream HAR entries dropped"] += 1
+            kept.append({})
             continue
         kept.append(_entry(entry, body, redactions))
     log = decoded.value["log"]
