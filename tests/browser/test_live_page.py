@@ -4,7 +4,6 @@ stop midway, follow from a second browser, replay the recording."""
 from __future__ import annotations
 
 import json
-
 import time
 
 from .conftest import watch
