@@ -60,7 +60,7 @@ def test_the_shared_page_of_a_failed_live_run_shows_its_error(page, server):
     link = page.get_by_test_id("live-share-link").get_attribute("href")
     page.goto(server.url + link)
     wait_loaded(page)
-    assert "Ready: 0 events" not in page.get_by_test_id("player-status").text_content()
+    assert "Ready: 0 raw events" not in page.get_by_test_id("player-status").text_content()
     assert page.get_by_test_id("player-alert").text_content() == (
         f"The recording ended with an error: connection refused by 127.0.0.1:{port}"
     )
@@ -154,3 +154,23 @@ def test_the_embed_shows_dates_not_unix_timestamps(page, server, tmp_path):
     assert re.search(r"uploaded \d{2} \w{3} 20\d\d, \d{2}:\d{2} UTC", info), info
     stamp = page.locator('[data-testid="capture-info"] time').first.get_attribute("datetime")
     assert re.fullmatch(r"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp)
+
+
+def test_the_ready_line_and_the_raw_view_count_the_same_raw_events(page, server):
+    """Issue 28, item 21: "Ready: 28 events." above "events 1-26 of 26": the ready line says
+    the raw events the raw view counts, and names the timeline events as what differs."""
+    from .test_player import open_demo
+
+    open_demo(page, server, "tool-calls-parallel")
+    wait_until(
+        page,
+        "document.querySelector('[data-testid=player-status]').textContent.startsWith('Ready')",
+    )
+    ready = page.get_by_test_id("player-status").text_content()
+    found = re.fullmatch(r"Ready: (\d+) raw events, read as (\d+) timeline events\.", ready)
+    assert found, ready
+    page.get_by_test_id("raw-view").scroll_into_view_if_needed()
+    wait_until(page, "/of \\d+$/.test(document.querySelector('.raw-range').textContent)")
+    shown = page.locator('[data-testid="raw-view"] .raw-range').text_content()
+    assert shown.endswith(f"raw events 1\u2013{found[1]} of {found[1]}"), shown
+    assert found[1] != found[2]  # two counts, each named
