@@ -330,3 +330,48 @@ def test_projector_and_laptop_sizes(page, server, shot):
         )
         assert overflow <= 0, f"horizontal overflow at {width}x{height}"
         shot(page, f"tool-calls-{name}")
+
+
+# Issue 28, item 22: usage and metric names are laid out to fit, never broken mid-word
+# ("cache_creation_i nput_tokens"): a line may end only after a space or an underscore.
+MID_WORD_BREAKS = """() => {
+  const found = [];
+  for (const dt of document.querySelectorAll('[data-testid=usage] dt, [data-testid=metrics] dt')) {
+    const text = dt.textContent;
+    const range = document.createRange();
+    const walker = document.createTreeWalker(dt, NodeFilter.SHOW_TEXT);
+    const chars = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.data.length; i++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (rect) chars.push([node.data[i], rect.top]);
+      }
+    }
+    for (let i = 1; i < chars.length; i++) {
+      const [prev, top] = chars[i - 1];
+      if (chars[i][1] > top + 2 && !/[\\s_.\\-/]/.test(prev) && chars[i][0] !== " ") found.push(text);
+    }
+    const box = dt.getBoundingClientRect();
+    const panel = dt.closest('.panel').getBoundingClientRect();
+    if (box.right > panel.right + 1) found.push(`overflows: ${text}`);
+  }
+  return found;
+}"""
+
+
+def test_usage_and_metric_names_never_break_mid_word(browser, server):
+    for width in (1366, 390):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        for demo in ("anthropic-web-search", "responses-web-search", "tool-calls-parallel"):
+            open_demo(page, server, demo)
+            play_to_end(page)
+            wait_until(page, "document.querySelectorAll('[data-testid=usage] dt').length > 0")
+            names = page.eval_on_selector_all(
+                "[data-testid=usage] dt", "els => els.map(e => e.textContent)"
+            )
+            assert names
+            assert page.evaluate(MID_WORD_BREAKS) == [], (demo, width, names)
+        context.close()
