@@ -46,6 +46,7 @@ class StreamInfo(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     index: int
     origin: str
     timed: bool
+    timing: str  # recorded, synthesized, har or none (Stream.timing)
     raw: int
     events: int
     request: JSON | None

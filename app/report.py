@@ -147,7 +147,7 @@ def _metrics_lines(metrics: dict[str, Any]) -> list[str]:
     count = f"{tokens} ({metrics['tokens_source']})" if tokens is not None else "unknown"
     lines = [f"output tokens: {count}; chunks with choices: {metrics['chunks']}"]
     lines.append(f"timing: {metrics['timing_note']}")
-    if metrics["timing_source"] != "reads":
+    if metrics["timing_source"] not in ("recorded", "synthesized"):
         if metrics["timing_source"] is not None:
             lines.append(f"TTFT {_ms(metrics['ttft_ms'])}, E2EL {_ms(metrics['e2el_ms'])}")
         return lines

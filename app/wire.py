@@ -32,6 +32,7 @@ def stream_info(stream: Stream) -> dict[str, Any]:
         "index": stream.index,
         "origin": stream.origin,
         "timed": stream.timed,
+        "timing": stream.timing,
         "raw": len(stream.raw),
         "events": len(stream.events),
         "request": stream.request,

@@ -206,6 +206,7 @@ def build(demo: Demo) -> bytes:
             source=source,
             request=request,
             response={"status": 200, "content_type": "text/event-stream"},
+            timing="synthesized",
         )
     ]
     out.extend(read_line(t, data) for t, data in reads)
@@ -222,6 +223,9 @@ def index_json() -> bytes:
             "description": d.description,
             "format": d.format,
             "dialect": d.dialect,
+            # Where the demo's times come from (docs/capture-format.md, header "timing"): the
+            # timed demos' reads are synthesized here; the others have no timing.
+            "timing": "synthesized" if d.format == "timed" else "none",
             "source": source_info(d),
         }
         for d in DEMOS

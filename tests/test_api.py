@@ -208,7 +208,7 @@ def test_share_pages_headers_and_previews(server):
     )
     status, headers, _ = request(server, "GET", f"/embed/{answer['id']}")
     assert status == 200
-    assert "frame-ancestors *" in headers["content-security-policy"]
+    assert "frame-ancestors * file:" in headers["content-security-policy"]
     assert "x-frame-options" not in headers
     assert headers["referrer-policy"] == "no-referrer"
 

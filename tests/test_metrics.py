@@ -43,7 +43,7 @@ def test_timing_metrics_follow_the_definitions():
     assert metrics.ttft_ms == 100.0
     assert metrics.ttfo_ms == 150.0
     assert metrics.e2el_ms == 620.0
-    assert metrics.timing_source == "reads" and "network read" in metrics.timing_note
+    assert metrics.timing_source == "recorded" and "network read" in metrics.timing_note
     assert metrics.itl_ms == [50.0, 20.0, 430.0, 20.0]
     assert metrics.itl_p50_ms == 35.0
     assert metrics.itl_max_ms == 430.0

@@ -63,6 +63,7 @@ def header_line(
     request: dict[str, Any] | None = None,
     response: dict[str, Any] | None = None,
     api: str | None = None,
+    timing: str | None = None,
 ) -> bytes:
     record: dict[str, Any] = {
         "type": "header",
@@ -74,6 +75,8 @@ def header_line(
     if api is not None:  # the API a live run or ``streamscope record`` called (docs/live.md)
         record["api"] = api
     record |= {"request": request or {}, "response": response or {}}
+    if timing is not None:  # "synthesized" or "none": the reads' times were not measured
+        record["timing"] = timing
     return orjson.dumps(record) + b"\n"
 
 
@@ -237,7 +240,9 @@ def read_timed(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
         feeder.feed(chunk, t)
     end = records.end or {}
     streams = feeder.close(offset(end.get("t")))
+    synthesized = header.get("timing") == "synthesized"
     for stream in streams:
+        stream.synthesized = synthesized and stream.timed
         stream.request = header.get("request") if isinstance(header.get("request"), dict) else None
         stream.end_reason = end.get("reason") if isinstance(end.get("reason"), str) else None
         stream.end_error = end.get("error") if isinstance(end.get("error"), str) else None

@@ -20,6 +20,9 @@ class Demo:
     format: str
     source: dict[str, Any]
     dialect: str = "chat-completions"  # what its payloads are (docs/dialects.md)
+    # Where its times come from: "synthesized" (the timed demos: made by scripts/make_demos.py)
+    # or "none" (paced evenly); docs/capture-format.md, header "timing".
+    timing: str = "none"
 
     @property
     def path(self) -> Path:
@@ -41,6 +44,7 @@ def catalog() -> dict[str, Demo]:
             e["format"],
             e["source"],
             e.get("dialect", "chat-completions"),
+            e.get("timing", "none"),
         )
         for e in entries
     }

@@ -5,7 +5,8 @@ All times are milliseconds from the request start, taken in the backend at each 
 A stream without real timing gets ``None`` for every timing metric ("unknown"), never a guess.
 A HAR entry has no per-read times, only the whole response's: TTFT is then the time to the
 response's first byte and E2EL the time to its last byte, and nothing else is known.
-``timing_source`` says which ("reads", "har", or ``None``) and ``timing_note`` says it in words.
+``timing_source`` says which ("recorded": measured at each network read, "synthesized": made
+up by a generator such as the demos', "har", or ``None``) and ``timing_note`` says it in words.
 
 * TTFT: first chunk with a non-empty ``choices`` list.
 * TTFO: first chunk with non-reasoning output (content, refusal or tool-call text).
@@ -63,6 +64,11 @@ DEFINITIONS = {
 }
 # What the timing metrics were measured from, in words (after "timing: ").
 READS_NOTE = "from the time of each network read (a timed capture or a live run)"
+SYNTHESIZED_NOTE = (
+    "synthesized, not measured: the capture's network reads and their times were made up by "
+    "a generator (the demos' timing is seeded by scripts/make_demos.py), so these numbers "
+    "show the player, not a real server"
+)
 UNTIMED_NOTE = "unknown (this capture has no per-event times)"
 
 
@@ -180,7 +186,10 @@ def compute(stream: Stream, stall_ms: float = DEFAULT_STALL_MS) -> Metrics:
         if stream.response_timing is not None:
             _from_response(metrics, stream.response_timing)
         return metrics
-    metrics.timing_source, metrics.timing_note = "reads", READS_NOTE
+    if stream.synthesized:
+        metrics.timing_source, metrics.timing_note = "synthesized", SYNTHESIZED_NOTE
+    else:
+        metrics.timing_source, metrics.timing_note = "recorded", READS_NOTE
     stamps: list[float] = [t for t in times if t is not None]
     metrics.ttft_ms = stamps[0]
     metrics.e2el_ms = stamps[-1]

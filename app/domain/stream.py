@@ -63,6 +63,9 @@ class ResponseTiming:
     started: str | None = None
 
 
+TIMING_SOURCES = ("recorded", "synthesized", "har", "none")
+
+
 @dataclass
 class Stream:
     """One response stream as read: raw events, typed timeline, and where it came from.
@@ -70,6 +73,9 @@ class Stream:
     ``timed`` is true when every raw event has a real time offset (a timed capture or a live
     recording); metrics are computed only then. ``response_timing`` holds the whole response's
     times when the capture has only those (a HAR entry): TTFT and E2EL come from them.
+    ``synthesized`` is true when the times were made up by a generator (the demos' network
+    timing, a timed header's ``"timing": "synthesized"``), not measured; ``timing`` says where
+    the times came from in one word (``TIMING_SOURCES``).
     """
 
     index: int
@@ -88,7 +94,19 @@ class Stream:
     end_reason: str | None = None
     end_error: str | None = None
     response_timing: ResponseTiming | None = None
+    synthesized: bool = False
     _codes: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def timing(self) -> str:
+        """Where the stream's times came from: ``recorded`` (measured at each network read),
+        ``synthesized`` (made by a generator), ``har`` (a HAR entry's whole-response timings)
+        or ``none``."""
+        if self.timed:
+            return "synthesized" if self.synthesized else "recorded"
+        if self.response_timing is not None:
+            return self.response_timing.source
+        return "none"
 
     @property
     def dialect_name(self) -> str | None:

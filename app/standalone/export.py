@@ -44,6 +44,9 @@ def public_markers(markers: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def describe(loaded: Loaded) -> str:
+    """The export's description: a demo's own (as its page shows it), else what it is."""
+    if loaded.info.get("kind") == "demo" and isinstance(loaded.info.get("description"), str):
+        return str(loaded.info["description"])
     streams = len(loaded.capture.streams)
     fmt = loaded.capture.format or "capture"
     return f"{fmt} ({streams} stream{'s' if streams != 1 else ''}), replayed in Streamscope."
@@ -120,6 +123,8 @@ def export_from_server(server: str, capture: str, timeout: float = 60.0) -> Expo
         )
     streams = len(head.get("streams", []))
     description = f"{head.get('format') or 'capture'} ({streams} stream{'s' if streams != 1 else ''}), replayed in Streamscope."
+    if demo and (found := find(capture[len(DEMO_PREFIX) :])) is not None:
+        description = found.description  # a demo keeps its own, as its page shows it
     html = export_html(
         document,
         public_markers(markers),

@@ -22,7 +22,9 @@ CSP = (
     "default-src 'none'; script-src {static}; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
-EMBED_CSP = CSP.replace("frame-ancestors 'none'", "frame-ancestors *")
+# An embed may be framed by any page, a local lesson file (``file://``) included: ``*`` matches
+# network schemes only, so ``file:`` is named (docs/security.md, docs/teaching.md).
+EMBED_CSP = CSP.replace("frame-ancestors 'none'", "frame-ancestors * file:")
 
 
 def csp_for(template: str) -> str:

@@ -26,3 +26,15 @@ export function popFrom(parent, seq) {
     child = previous;
   }
 }
+
+/** A field name (`cache_creation.ephemeral_5m_input_tokens`) as text nodes with a line-break
+ * opportunity (`<wbr>`) after each underscore, dot or slash, so that a narrow column breaks it
+ * between its words and never inside one (the text stays text: no markup is parsed). */
+export function nameWithBreaks(tag, attrs, name) {
+  const node = el(tag, attrs);
+  for (const part of String(name).split(/(?<=[_./])/)) {
+    if (node.firstChild) node.appendChild(document.createElement("wbr"));
+    node.appendChild(document.createTextNode(part));
+  }
+  return node;
+}

@@ -129,8 +129,8 @@ export class PageMessages {
         status.alert(`${words}.`, { kind });
         status.say(`Recording ended: ${problem.reason}.`, kind);
       }
-    } else if (message.reason === "complete") status.say(`Ready: ${timeline.length} events.`);
-    else status.say(`Run finished: ${timeline.length} events.`);
+    } else if (message.reason === "complete") status.say(`Ready: ${counts(timeline)}.`);
+    else status.say(`Run finished: ${counts(timeline)}.`);
     status.start(this.player);
     this._applyWanted();
   }
@@ -158,4 +158,11 @@ export class PageMessages {
     if (wanted.token !== null) this.selection.restore(wanted);
     if (wanted.autoplay) player.play();
   }
+}
+
+/** The two counts, each named: raw events (what the raw view lists: SSE events, lines, frames)
+ * and the timeline events read from them (docs/timeline.md), which differ. */
+function counts(timeline) {
+  const raw = timeline.streams.reduce((sum, s) => sum + s.raw.t.length, 0);
+  return `${raw} raw event${raw === 1 ? "" : "s"}, read as ${timeline.length} timeline event${timeline.length === 1 ? "" : "s"}`;
 }

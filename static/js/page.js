@@ -52,9 +52,22 @@ export function mountPlayer(root, { onMessage = () => {}, openLink = (...args) =
     whitespace: (on) => renderer.setGlyphs(on),
     colors: (on) => streamsRoot.classList.toggle("no-colors", !on),
     copyLink: () => links.copy(),
-    help: (open) => (help.hidden = !open),
+    help: (open) => showHelp(open),
   });
-  root.querySelector('[data-action="help-close"]').addEventListener("click", () => (help.hidden = true));
+  // The help dialog takes focus (its Close button) and gives it back to where it was.
+  let helpReturn = null;
+  const showHelp = (open) => {
+    if (open === !help.hidden) return;
+    help.hidden = !open;
+    if (open) {
+      helpReturn = document.activeElement;
+      help.querySelector('[data-action="help-close"]').focus();
+    } else {
+      if (helpReturn?.isConnected && typeof helpReturn.focus === "function") helpReturn.focus({ preventScroll: true });
+      helpReturn = null;
+    }
+  };
+  root.querySelector('[data-action="help-close"]').addEventListener("click", () => showHelp(false));
 
   const followRaw = () => {
     let last = renderer.rendered - 1;

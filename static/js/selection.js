@@ -2,6 +2,12 @@
 // its chunk in the raw view); clicking a raw event highlights its tokens; hovering or focusing
 // a token with logprobs shows its popover. A share link names the selected token by lane,
 // choice and index (share.js); reopening the link selects it again.
+//
+// From the keyboard each text (a lane of a choice) is one composite widget with a roving
+// tabindex, as WAI-ARIA's listbox and grid patterns do: one Tab stop (the text; focus goes on
+// to its current token), arrows move between tokens (Home/End: first/last), Enter or Space
+// selects the token and opens its popover, Escape closes it. Keys used here do not reach the
+// transport (Space does not toggle playback on a token).
 
 import { LANES } from "./views/choices.js";
 import { tokenG, tokensOfEvents } from "./views/text.js";
@@ -17,6 +23,7 @@ export class Selection {
     this.popover = popover;
     this.rawView = rawView;
     this.span = null;
+    this.current = new WeakMap(); // text area -> its current token (the one arrows move from)
     this._listen();
   }
 
@@ -46,6 +53,8 @@ export class Selection {
     this.span = span;
     span.classList.add("selected");
     span.tabIndex = -1;
+    const area = span.closest(AREAS);
+    if (area) this.current.set(area, span);
     span.focus({ preventScroll: true });
     this.popover.show(span);
     const event = this.timeline.events[tokenG(span)];
@@ -82,8 +91,65 @@ export class Selection {
       const span = event.target.closest(".tok");
       if (span) this.select(span);
     });
+    root.addEventListener("focusin", (event) => {
+      const area = event.target.matches?.(AREAS) ? event.target : null;
+      if (!area) return;
+      // Tab reached the text: on to its current token (Shift+Tab from a token leaves: _key).
+      const token = this._currentOf(area);
+      if (token) this._rove(area, token);
+    });
+    root.addEventListener("keydown", (event) => this._key(event));
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape") this.popover.hide();
     });
+  }
+
+  _currentOf(area) {
+    const kept = this.current.get(area);
+    return kept?.isConnected && area.contains(kept) ? kept : area.querySelector(".tok");
+  }
+
+  /** Make `token` its text's current token and focus it (its popover opens on focus). */
+  _rove(area, token) {
+    this.current.set(area, token);
+    token.tabIndex = -1;
+    token.focus({ preventScroll: true });
+    token.scrollIntoView({ block: "nearest" });
+  }
+
+  _key(event) {
+    const token = event.target.closest?.(".tok");
+    const area = token?.closest(AREAS);
+    if (!token || !area || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "Tab") {
+      if (event.shiftKey) {
+        // Past the text, not back onto it: it is not a Tab stop until focus has left.
+        area.tabIndex = -1;
+        setTimeout(() => (area.tabIndex = 0), 0);
+      }
+      return;
+    }
+    const tokens = () => [...area.querySelectorAll(".tok")];
+    let next = null;
+    if (event.key === "ArrowRight" || event.key === "ArrowDown") {
+      const all = tokens();
+      next = all[all.indexOf(token) + 1] ?? null;
+    } else if (event.key === "ArrowLeft" || event.key === "ArrowUp") {
+      const all = tokens();
+      next = all[all.indexOf(token) - 1] ?? null;
+    } else if (event.key === "Home") next = area.querySelector(".tok");
+    else if (event.key === "End") next = tokens().at(-1) ?? null;
+    else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      event.stopPropagation();
+      this.select(token);
+      return;
+    } else return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (next) {
+      if (this.popover.anchor === token) this.popover.hide();
+      this._rove(area, next);
+    }
   }
 }

@@ -313,3 +313,15 @@ def test_high_contrast_theme_from_the_switch_in_links_and_from_the_server(page, 
     other.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
     shot(other, "high-contrast")
     other.close()
+
+
+def test_an_exported_demo_keeps_its_description(offline, tmp_path):
+    """Issue 28, item 23: the export of a demo shows the description its page shows."""
+    from app.demos import find
+
+    page = offline
+    wanted = find("tool-calls-parallel").description
+    open_file(page, exported(tmp_path, "tool-calls-parallel"))
+    assert page.locator(".player-head .desc").text_content() == wanted
+    meta = page.locator('meta[name="description"]').get_attribute("content")
+    assert meta == wanted

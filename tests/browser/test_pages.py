@@ -60,7 +60,7 @@ def test_the_shared_page_of_a_failed_live_run_shows_its_error(page, server):
     link = page.get_by_test_id("live-share-link").get_attribute("href")
     page.goto(server.url + link)
     wait_loaded(page)
-    assert "Ready: 0 events" not in page.get_by_test_id("player-status").text_content()
+    assert "Ready: 0 raw events" not in page.get_by_test_id("player-status").text_content()
     assert page.get_by_test_id("player-alert").text_content() == (
         f"The recording ended with an error: connection refused by 127.0.0.1:{port}"
     )
@@ -154,3 +154,78 @@ def test_the_embed_shows_dates_not_unix_timestamps(page, server, tmp_path):
     assert re.search(r"uploaded \d{2} \w{3} 20\d\d, \d{2}:\d{2} UTC", info), info
     stamp = page.locator('[data-testid="capture-info"] time').first.get_attribute("datetime")
     assert re.fullmatch(r"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp)
+
+
+def test_the_ready_line_and_the_raw_view_count_the_same_raw_events(page, server):
+    """Issue 28, item 21: "Ready: 28 events." above "events 1-26 of 26": the ready line says
+    the raw events the raw view counts, and names the timeline events as what differs."""
+    from .test_player import open_demo
+
+    open_demo(page, server, "tool-calls-parallel")
+    wait_until(
+        page,
+        "document.querySelector('[data-testid=player-status]').textContent.startsWith('Ready')",
+    )
+    ready = page.get_by_test_id("player-status").text_content()
+    found = re.fullmatch(r"Ready: (\d+) raw events, read as (\d+) timeline events\.", ready)
+    assert found, ready
+    page.get_by_test_id("raw-view").scroll_into_view_if_needed()
+    wait_until(page, "/of \\d+$/.test(document.querySelector('.raw-range').textContent)")
+    shown = page.locator('[data-testid="raw-view"] .raw-range').text_content()
+    assert shown.endswith(f"raw events 1\u2013{found[1]} of {found[1]}"), shown
+    assert found[1] != found[2]  # two counts, each named
+
+
+# Issue 28, item 23: the live page has one h1; on a phone every checkbox and chart flag is a
+# 44 px target (WCAG 2.5.5).
+PHONE = {"width": 390, "height": 844}
+SMALL_TARGETS = """(selector) => {
+  const small = [];
+  for (const node of document.querySelectorAll(selector)) {
+    if (!node.getClientRects().length) continue;  // not shown
+    const label = node.closest('label');
+    const box = (label ?? node).getBoundingClientRect();
+    const name = `${node.dataset.testid ?? node.name ?? node.className}`;
+    if (label) {  // a checkbox's target is its label: 44 px at least, and on top
+      const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+      if (box.width < 44 || box.height < 44 || !label.contains(hit)) small.push(`${name} ${Math.round(box.width)}x${Math.round(box.height)}`);
+      continue;
+    }
+    // A flag: every point of a 44 px square below its top centre reaches a flag.
+    const cx = box.left + box.width / 2;
+    for (const [dx, dy] of [[-20, 2], [20, 2], [-20, 42], [20, 42], [0, 22]]) {
+      const hit = document.elementFromPoint(cx + dx, box.top + dy);
+      if (!hit || !hit.closest('.marker-flag')) { small.push(`${name} ${Math.round(box.width)}x${Math.round(box.height)} at ${dx},${dy}`); break; }
+    }
+  }
+  return small;
+}"""
+
+
+def test_the_live_page_has_one_h1(page, server):
+    page.goto(server.url + "/live")
+    page.wait_for_selector("#live-form", timeout=15000)
+    assert page.locator("h1").count() == 1
+    assert page.locator("h1").text_content() == "Watch an endpoint stream"
+
+
+def test_phone_checkboxes_and_chart_flags_are_44px_targets(browser, server):
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.goto(server.url + "/live")
+    page.wait_for_selector("#live-form", timeout=15000)
+    for box in page.locator('input[type="checkbox"]').all():
+        if box.is_visible():
+            box.scroll_into_view_if_needed()
+            assert page.evaluate(SMALL_TARGETS, f'input[name="{box.get_attribute("name")}"]') == []
+    page.goto(server.url + "/demos/tool-calls-parallel")
+    page.wait_for_selector('#player[data-markers="ready"]', state="attached", timeout=15000)
+    for testid in ("player-loop", "toggle-whitespace"):
+        page.get_by_test_id(testid).scroll_into_view_if_needed()
+        assert page.evaluate(SMALL_TARGETS, f'[data-testid="{testid}"]') == []
+    flags = page.locator(".marker-flag")
+    assert flags.count() > 0
+    flags.first.scroll_into_view_if_needed()
+    page.evaluate("window.scrollBy(0, -100)")
+    assert page.evaluate(SMALL_TARGETS, ".marker-flag") == []
+    context.close()

@@ -330,3 +330,111 @@ def test_projector_and_laptop_sizes(page, server, shot):
         )
         assert overflow <= 0, f"horizontal overflow at {width}x{height}"
         shot(page, f"tool-calls-{name}")
+
+
+# Issue 28, item 22: usage and metric names are laid out to fit, never broken mid-word
+# ("cache_creation_i nput_tokens"): a line may end only after a space or an underscore.
+MID_WORD_BREAKS = """() => {
+  const found = [];
+  for (const dt of document.querySelectorAll('[data-testid=usage] dt, [data-testid=metrics] dt')) {
+    const text = dt.textContent;
+    const range = document.createRange();
+    const walker = document.createTreeWalker(dt, NodeFilter.SHOW_TEXT);
+    const chars = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.data.length; i++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (rect) chars.push([node.data[i], rect.top]);
+      }
+    }
+    for (let i = 1; i < chars.length; i++) {
+      const [prev, top] = chars[i - 1];
+      if (chars[i][1] > top + 2 && !/[\\s_.\\-/]/.test(prev) && chars[i][0] !== " ") found.push(text);
+    }
+    const box = dt.getBoundingClientRect();
+    const panel = dt.closest('.panel').getBoundingClientRect();
+    if (box.right > panel.right + 1) found.push(`overflows: ${text}`);
+  }
+  return found;
+}"""
+
+
+def test_usage_and_metric_names_never_break_mid_word(browser, server):
+    for width in (1366, 390):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        for demo in ("anthropic-web-search", "responses-web-search", "tool-calls-parallel"):
+            open_demo(page, server, demo)
+            play_to_end(page)
+            wait_until(page, "document.querySelectorAll('[data-testid=usage] dt').length > 0")
+            names = page.eval_on_selector_all(
+                "[data-testid=usage] dt", "els => els.map(e => e.textContent)"
+            )
+            assert names
+            assert page.evaluate(MID_WORD_BREAKS) == [], (demo, width, names)
+        context.close()
+
+
+# Issue 28, item 13: the text is a composite widget (roving tabindex): one Tab stop, arrows
+# move between tokens, Enter/Space opens the popover, Escape closes it; the ? dialog takes
+# focus and gives it back.
+ACTIVE = """() => {
+  const a = document.activeElement;
+  const area = a.closest('[data-testid=choice-text]');
+  const tokens = area ? [...area.querySelectorAll('.tok')] : [];
+  return {token: a.classList.contains('tok'), index: tokens.indexOf(a), inText: Boolean(area),
+          testid: a.dataset.testid ?? a.dataset.action ?? null};
+}"""
+
+
+def popover_shown(page) -> bool:
+    return page.get_by_test_id("token-popover").is_visible()
+
+
+def test_keyboard_users_inspect_tokens_with_one_tab_stop_and_arrows(page, server):
+    open_demo(page, server, "logprobs-top")
+    play_to_end(page)
+    text = page.get_by_test_id("choice-text").first
+    assert text.locator('.tok[tabindex="0"]').count() == 0  # the text is the one Tab stop
+    text.focus()  # as Tab reaches it: focus goes on to its current token
+    first = page.evaluate(ACTIVE)
+    assert first["token"] and first["inText"] and first["index"] == 0, first
+    time_before = page.get_by_test_id("player-time").text_content()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(ACTIVE)["index"] == 2
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate(ACTIVE)["index"] == 1
+    assert page.get_by_test_id("player-time").text_content() == time_before  # no stepping
+    page.keyboard.press("Escape")
+    assert not popover_shown(page)
+    page.keyboard.press("Enter")
+    assert popover_shown(page)
+    assert page.evaluate("document.activeElement.classList.contains('selected')")
+    page.keyboard.press("Escape")
+    assert not popover_shown(page)
+    page.keyboard.press("End")
+    last = page.evaluate(ACTIVE)["index"]
+    assert last > 2
+    page.keyboard.press(" ")
+    assert popover_shown(page)
+    assert page.evaluate("window.streamscope.player.state") == "ended"  # Space did not replay
+    # Shift+Tab leaves the text; Tab comes back to the same token.
+    page.keyboard.press("Shift+Tab")
+    assert not page.evaluate(ACTIVE)["inText"]
+    page.keyboard.press("Tab")
+    back = page.evaluate(ACTIVE)
+    assert back["token"] and back["index"] == last, back
+
+
+def test_the_help_dialog_takes_focus_and_gives_it_back(page, server):
+    open_demo(page, server, "plain-text")
+    page.get_by_test_id("player-play").focus()
+    page.keyboard.press("?")
+    assert page.get_by_test_id("help-overlay").is_visible()
+    assert page.evaluate(ACTIVE)["testid"] == "help-close"
+    page.keyboard.press("Escape")
+    assert not page.get_by_test_id("help-overlay").is_visible()
+    assert page.evaluate(ACTIVE)["testid"] == "player-play"

@@ -273,3 +273,42 @@ def test_embed_page_is_compact(page, server, tmp_path, shot):
     )
     assert page.get_by_test_id("tool-pretty").text_content() == pretty
     shot(page, "embed")
+
+
+def test_a_delete_token_from_another_browser_is_taken_and_kept(page, server, browser, tmp_path):
+    """Issue 28, item 25: the uploader on a second browser pastes the token; a wrong one is
+    refused; the right one shows the owner's tools and is kept in that browser."""
+    from ..test_api import upload as api_upload
+
+    status, answer = api_upload(
+        server, helpers.corpus("openai-gpt4o-length.sse"), title="Elsewhere"
+    )
+    assert status == 201, answer
+    page.goto(answer["url"])
+    wait_loaded(page)
+    assert not page.get_by_test_id("owner-tools").is_visible()
+    assert page.get_by_test_id("token-form").is_visible()
+    page.get_by_test_id("token-input").fill("not-the-token")
+    page.get_by_test_id("token-use").click()
+    wait_until(
+        page,
+        "document.querySelector('[data-testid=token-status]').textContent.includes('not this')",
+    )
+    page.errors.expect("status of 403")
+    assert not page.get_by_test_id("owner-tools").is_visible()
+    page.get_by_test_id("token-input").fill(answer["delete_token"])
+    page.get_by_test_id("token-use").click()
+    page.get_by_test_id("owner-tools").wait_for(state="visible", timeout=5000)
+    assert not page.get_by_test_id("token-form").is_visible()
+    page.reload()  # kept in this browser
+    wait_loaded(page)
+    assert page.get_by_test_id("owner-tools").is_visible()
+    assert not page.get_by_test_id("token-form").is_visible()
+    page.get_by_test_id("title-input").fill("Renamed elsewhere")
+    page.locator('[data-testid="title-form"] button').click()
+    wait_until(
+        page,
+        "document.querySelector('[data-testid=player-title]').textContent === 'Renamed elsewhere'",
+    )
+    page.goto(server.url + "/")
+    assert "Renamed elsewhere" in (page.get_by_test_id("my-captures").text_content() or "")

@@ -13,6 +13,8 @@ import { TextArea } from "./text.js";
 import { ToolCards } from "./tools.js";
 
 /** The text areas of a choice: `lane` names them in share links (share.js). */
+// How a text is used from the keyboard (selection.js: a roving tabindex over its tokens).
+const TEXT_KEYS = "Arrow keys move between tokens; Enter or Space opens a token's details; Escape closes them.";
 export const LANES = Object.freeze({ text: "choice-text", reasoning: "reasoning-text", refusal: "refusal-text" });
 
 /** What an output is called, as the stream's labels say (capture message, `labels`). */
@@ -38,7 +40,7 @@ export class ChoiceView {
     this.reasoningBox = el("details", { class: "reasoning-lane", open: true, hidden: true, "data-testid": "reasoning-lane" });
     this.reasoningLabel = el("summary", {}, "Reasoning");
     this.reasoningBox.appendChild(this.reasoningLabel);
-    const reasoningText = el("div", { class: LANES.reasoning, "data-testid": "reasoning-text", dataset: { choice, stream: streamIndex, lane: "reasoning" } });
+    const reasoningText = el("div", { class: LANES.reasoning, "data-testid": "reasoning-text", tabindex: "0", "aria-label": `Choice ${choice} reasoning`, "aria-description": TEXT_KEYS, dataset: { choice, stream: streamIndex, lane: "reasoning" } });
     const reasoningNotes = el("ul", { class: "block-notes" });
     this.reasoningBox.append(reasoningText, reasoningNotes);
     const text = el("div", {
@@ -46,13 +48,14 @@ export class ChoiceView {
       "data-testid": "choice-text",
       tabindex: "0",
       "aria-label": `Choice ${choice} text`,
+      "aria-description": TEXT_KEYS,
       dataset: { choice, stream: streamIndex, lane: "text" },
     });
     const textNotes = el("ul", { class: "block-notes", hidden: true });
     const citations = el("ol", { class: "citations", "data-testid": "citations", hidden: true });
     this.refusalBox = el("div", { class: "refusal-box", hidden: true });
     this.refusalBox.appendChild(el("span", { class: "refusal-label" }, "Refusal"));
-    const refusal = el("div", { class: LANES.refusal, "data-testid": "choice-refusal", dataset: { choice, stream: streamIndex, lane: "refusal" } });
+    const refusal = el("div", { class: LANES.refusal, "data-testid": "choice-refusal", tabindex: "0", "aria-label": `Choice ${choice} refusal`, "aria-description": TEXT_KEYS, dataset: { choice, stream: streamIndex, lane: "refusal" } });
     this.refusalBox.appendChild(refusal);
     const tools = el("div", { class: "tool-cards" });
     this.ended = false;

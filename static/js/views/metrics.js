@@ -3,7 +3,7 @@
 // with choices is on screen, TTFO once the first output is, everything else (E2EL, ITL, rates,
 // the token count, stalls) once the stream's end is. Before that a value reads "not yet".
 
-import { clear, el } from "../dom.js";
+import { clear, el, nameWithBreaks } from "../dom.js";
 import { milliseconds, rate } from "../format.js";
 
 /** What the metrics count, as the stream's labels say (`labels.unit`: chunks with choices in
@@ -157,7 +157,7 @@ export class MetricsPanel {
     for (const [key, label, format, definition] of this.server) {
       const raw = server[key] ?? null;
       list.append(
-        el("dt", { title: definition }, label),
+        nameWithBreaks("dt", { title: definition }, label),
         el("dd", { "data-metric": `server.${key}`, "data-value": ready ? (raw ?? "") : "", "data-state": ready ? "shown" : "pending", title: definition }, ready ? format(raw) : PENDING),
       );
     }

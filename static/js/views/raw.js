@@ -282,7 +282,7 @@ export class RawView {
     const total = this.totals[this.stream] ?? 0;
     const where = `stream ${this.stream + 1}`;
     if (!this.search) {
-      this.range.textContent = total ? `${where}: events ${this.start + 1}–${this.end} of ${total}` : "no raw events";
+      this.range.textContent = total ? `${where}: raw events ${this.start + 1}–${this.end} of ${total}` : "no raw events";
       return;
     }
     const found = this.search.matches.length;

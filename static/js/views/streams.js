@@ -15,6 +15,19 @@ import { el } from "../dom.js";
 import { PANELS } from "./panels.js";
 import { Progress } from "./progress.js";
 
+// Where a stream's times came from, as the server says it (Stream.timing, docs/capture-format.md).
+export const TIMING_WORDS = {
+  recorded: "recorded timing: the time of each network read",
+  synthesized: "synthesized timing: made up by a generator, not measured",
+  har: "HAR timings: first and last byte only; paced evenly",
+  none: "no timing in capture: paced evenly",
+};
+
+export function timingOf(info) {
+  if (Object.hasOwn(TIMING_WORDS, info.timing ?? "")) return info.timing;
+  return info.timed ? "recorded" : "none";
+}
+
 export class StreamView {
   constructor(parent, info, timeline, options) {
     this.index = info.index;
@@ -33,7 +46,7 @@ export class StreamView {
         this.routes.get(kind).push(view);
       }
     }
-    head.append(el("span", { class: "origin" }, info.origin), el("span", { class: "timing" }, info.timed ? "real timing" : "no timing in capture: paced evenly"));
+    head.append(el("span", { class: "origin" }, info.origin), el("span", { class: "timing", "data-testid": "stream-timing", "data-timing": timingOf(info) }, TIMING_WORDS[timingOf(info)]));
     this.root.append(head, slots.main, slots.panels);
     parent.appendChild(this.root);
   }

@@ -3,7 +3,7 @@
 // the stream's end is played, the same counts in the terms every dialect shares (inspect
 // --json `normalized.usage`).
 
-import { clear, el } from "../dom.js";
+import { clear, el, nameWithBreaks } from "../dom.js";
 import { mergeUsage, SHARED, usageRows } from "../usagenames.js";
 
 export class UsagePanel {
@@ -56,7 +56,7 @@ export class UsagePanel {
     }
     const list = el("dl", { class: "kv" });
     for (const row of usageRows(mergeUsage(this.history.map(([, usage]) => usage)), this.help, this.labels)) {
-      list.append(el("dt", { title: row.help }, row.label), el("dd", { "data-usage": row.key, title: row.help }, row.value));
+      list.append(nameWithBreaks("dt", { title: row.help }, row.label), el("dd", { "data-usage": row.key, title: row.help }, row.value));
     }
     this.root.appendChild(list);
     const sources = [...new Set(this.history.map(([, , source]) => source))];
@@ -67,7 +67,7 @@ export class UsagePanel {
       const help = el("details", { class: "definitions", open: helpOpen, "data-testid": "usage-help" });
       help.appendChild(el("summary", {}, "Definitions"));
       const defs = el("dl");
-      for (const [name, text] of definitions) defs.append(el("dt", {}, name), el("dd", {}, text));
+      for (const [name, text] of definitions) defs.append(nameWithBreaks("dt", {}, name), el("dd", {}, text));
       help.appendChild(defs);
       this.root.appendChild(help);
     }
