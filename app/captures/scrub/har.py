@@ -37,7 +37,7 @@ def scrub_har(data: bytes, redactions: Redactions) -> bytes:
     entries = har_entries(decoded.value)
     if entries is None:
         raise Unscrubbable("the HAR file", NOT_A_HAR)
-    kept = []
+    kept: list[dict[str, Any]] = []
     scratch = Capture(format="har")  # the reader's notes; the reader says them again later
     for number, entry in enumerate(entries, start=1):
         body = stream_body(entry, number, scratch) if isinstance(entry, dict) else None
