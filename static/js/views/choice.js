@@ -40,13 +40,14 @@ export class ChoiceView {
     this.reasoningBox = el("details", { class: "reasoning-lane", open: true, hidden: true, "data-testid": "reasoning-lane" });
     this.reasoningLabel = el("summary", {}, "Reasoning");
     this.reasoningBox.appendChild(this.reasoningLabel);
-    const reasoningText = el("div", { class: LANES.reasoning, "data-testid": "reasoning-text", tabindex: "0", "aria-label": `Choice ${choice} reasoning`, "aria-description": TEXT_KEYS, dataset: { choice, stream: streamIndex, lane: "reasoning" } });
+    const reasoningText = el("div", { class: LANES.reasoning, "data-testid": "reasoning-text", tabindex: "0", role: "group", "aria-label": `Choice ${choice} reasoning`, "aria-description": TEXT_KEYS, dataset: { choice, stream: streamIndex, lane: "reasoning" } });
     const reasoningNotes = el("ul", { class: "block-notes" });
     this.reasoningBox.append(reasoningText, reasoningNotes);
     const text = el("div", {
       class: LANES.text,
       "data-testid": "choice-text",
       tabindex: "0",
+      role: "group", // a group may be named; a bare div may not (axe: aria-prohibited-attr)
       "aria-label": `Choice ${choice} text`,
       "aria-description": TEXT_KEYS,
       dataset: { choice, stream: streamIndex, lane: "text" },
@@ -55,7 +56,7 @@ export class ChoiceView {
     const citations = el("ol", { class: "citations", "data-testid": "citations", hidden: true });
     this.refusalBox = el("div", { class: "refusal-box", hidden: true });
     this.refusalBox.appendChild(el("span", { class: "refusal-label" }, "Refusal"));
-    const refusal = el("div", { class: LANES.refusal, "data-testid": "choice-refusal", tabindex: "0", "aria-label": `Choice ${choice} refusal`, "aria-description": TEXT_KEYS, dataset: { choice, stream: streamIndex, lane: "refusal" } });
+    const refusal = el("div", { class: LANES.refusal, "data-testid": "choice-refusal", tabindex: "0", role: "group", "aria-label": `Choice ${choice} refusal`, "aria-description": TEXT_KEYS, dataset: { choice, stream: streamIndex, lane: "refusal" } });
     this.refusalBox.appendChild(refusal);
     const tools = el("div", { class: "tool-cards" });
     this.ended = false;
