@@ -103,7 +103,7 @@ def _outputs(events: list[Event], metas: list[Meta]) -> dict[int, _Output]:
         elif isinstance(event, Logprobs):
             out.logprobs[event.field] += event.count
         elif isinstance(event, Finish):
-            out.stop = event.reason
+            out.stop = event.reason if event.label is None else event.label
     return outputs
 
 
