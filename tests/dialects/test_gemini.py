@@ -240,6 +240,19 @@ def test_an_integer_finish_reason_is_shown_by_its_enum_name_and_number():
     assert "label" not in finish  # a name says itself
 
 
+def test_a_function_call_without_args_has_null_arguments_as_the_sdk_gives():
+    data = sse(
+        chunk([{"functionCall": {"name": "get_time", "id": "c1"}}]),
+        chunk([{"functionCall": {"name": "get_date", "args": {}}}], finishReason="STOP"),
+    )
+    _, result = read(data)
+    theirs = [c for response in sdk_chunks(data) for c in response.function_calls or []]
+    assert [c.args for c in theirs] == [None, {}]
+    calls = result["normalized"]["outputs"][0]["tool_calls"]
+    assert [c["arguments"] for c in calls] == [None, "{}"]
+    assert "args" not in parts_of(result["completion"])[0]["functionCall"]
+
+
 # Vertex AI's streamed function arguments (streamFunctionCallArguments), in the shape Vertex
 # sends them: the call opens with its name and willContinue, fragments follow by JSON path (a
 # string goes on while its fragment says willContinue), an empty functionCall ends it.

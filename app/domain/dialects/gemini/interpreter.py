@@ -153,6 +153,7 @@ GEMINI = Dialect(
         "toolUsePromptTokenCount": "tokens of tool results fed back (code execution, search)",
         "totalTokenCount": "prompt + candidates + thoughts + tool-use prompt tokens",
     },
+    no_arguments=None,  # a functionCall without args: the SDK's FunctionCall.args is None
     usage_replaces=True,  # usageMetadata with every chunk, the last one kept (app/domain/dialects/gemini/assemble.py)
     labels=labels.LABELS,
     view=labels.view,
