@@ -142,7 +142,7 @@ class PayloadInterpreter:
         """A payload this dialect does not read: classified and kept, never dropped. When
         another dialect would read it, the stream mixes dialects: said once per payload."""
         if isinstance(value, dict):
-            category, summary = classify(value)
+            category, summary = classify(value, self.not_ours())
             other = self.claimant(raw.event, value) if self.claimant is not None else None
             if other is not None and other[0] != self.dialect:
                 self.note(
@@ -166,6 +166,11 @@ class PayloadInterpreter:
 
     def title(self) -> str:
         return self.title_text
+
+    def not_ours(self) -> str:
+        """What a payload this interpreter does not read is not, in a payload's summary: it
+        names the dialect being read (the one the user named, or the one detected)."""
+        return f"not a payload of {self.title()}"
 
     def error(self, raw: RawEvent, error: Any, code: Any = None) -> None:
         """An error reported inside the stream (the error object as sent, and its code when

@@ -127,6 +127,9 @@ class Detecting(PayloadInterpreter):
                 f"read as {title} from {found.reason} only; name the dialect if that is wrong",
             )
 
+    def not_ours(self) -> str:
+        return "not a payload of any known dialect"
+
     def run(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
         """One payload at a time: the one that names the dialect hands the stream over."""
         return super().run(items, i, min(stop, i + 1), kept)
