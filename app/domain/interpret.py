@@ -39,6 +39,9 @@ class PayloadInterpreter:
     def __init__(self, stream: Stream) -> None:
         self.stream = stream
         self.done = False
+        # What said the stream was done: [DONE], or the dialect's own last event (a file
+        # holding several streams is split after it: timeline.py).
+        self.done_by = "[DONE]"
         self.errored = False
         self.finished = False
         self.text: bytes | str | None = None  # the payload being read, while it is exact JSON
@@ -65,7 +68,7 @@ class PayloadInterpreter:
 
     def full(self, raw: RawEvent, data: bytes | str, data_offset: int = 0) -> None:
         """``payload`` without a fast path: orjson, else the lenient decoder."""
-        if self.done and not self.errored:
+        if self.done and not self.errored and not self._closing_done(data):
             self.note(
                 raw,
                 "data_after_done",
@@ -94,6 +97,10 @@ class PayloadInterpreter:
                 self.note(raw, "json_too_deep", "error", deep_problem().message)
                 return
         self.value(raw, value)
+
+    def _closing_done(self, data: bytes | str) -> bool:
+        """``[DONE]`` after the dialect's own last event (some servers add it): not more data."""
+        return self.done_by != "[DONE]" and data.strip() in (b"[DONE]", "[DONE]")
 
     def value(self, raw: RawEvent, value: Any) -> None:
         """What one decoded payload means: the dialect's own reading."""

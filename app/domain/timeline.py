@@ -1,7 +1,9 @@
 """Building timelines: raw items in, one or more ``Stream`` s out.
 
 ``TimelineBuilder`` takes raw events with their payloads (from any reader) and splits streams
-at ``[DONE]`` when the capture may hold several (the documentation page holds two). A single
+at ``[DONE]`` when the capture may hold several (the documentation page holds two), or after
+the dialect's own last event (Anthropic's ``message_stop``, Responses' ``response.completed``:
+clients that loop save one response after another). A single
 network response (a timed capture, a live run) is never split: data after ``[DONE]`` is kept
 in the same stream with a diagnostic.
 
@@ -101,6 +103,7 @@ class TimelineBuilder:
             and self.interpreter.done
             and payload.strip() not in (b"[DONE]", "[DONE]")
         ):
+            done_by = self.interpreter.done_by
             self.interpreter.finish()
             previous = self.stream
             self._start_stream()
@@ -108,7 +111,7 @@ class TimelineBuilder:
                 raw,
                 "new_stream_after_done",
                 "info",
-                f"data after [DONE] (line {raw.line}): read as stream {previous.index + 2}",
+                f"data after {done_by} (line {raw.line}): read as stream {previous.index + 2}",
             )
         if split_lines and b"\n" in payload and raw.kind == "event":
             lines = _separate_lines(payload)

@@ -612,3 +612,45 @@ def test_a_chat_chunk_inside_a_responses_stream_is_a_mixed_dialect():
     assert stream.dialect_name == "openai-responses"
     assert "mixed_dialects" in codes(stream)
     assert kinds(stream, "text") == []
+
+
+# ---------------------------------------------------------------------- several responses
+def one_response(text: str, number: int) -> list[dict]:
+    done = response("completed", [{**MESSAGE, "status": "completed"}], id=f"resp_{number}")
+    done["output"][0]["content"] = [{"type": "output_text", "text": text, "annotations": []}]
+    return [
+        {"type": "response.created", "response": response("in_progress", id=f"resp_{number}")},
+        *message_events([text]),
+        {"type": "response.completed", "response": done},
+    ]
+
+
+def test_concatenated_responses_are_one_stream_each():
+    """A client that loops saves one response after another: each is a stream, its own
+    completion and normalized view, as the SDK reads each alone."""
+    first, second = sse(*one_response("Hello", 1)), sse(*one_response("World", 2))
+    capture = read_capture(first + second + b"data: [DONE]\n\n")
+    assert len(capture.streams) == 2
+    for stream, alone, text in zip(
+        capture.streams, (first, second), ("Hello", "World"), strict=True
+    ):
+        ours = plain(summarize(stream))
+        assert ours["normalized"]["outputs"][0]["text"] == text
+        assert ours["completion"] == without_sdk_helpers(sdk_stream(alone))
+    second_codes = [d.code for d in capture.streams[1].diagnostics]
+    assert "new_stream_after_done" in second_codes and "data_after_done" not in second_codes
+    (note,) = [d for d in capture.streams[1].diagnostics if d.code == "new_stream_after_done"]
+    assert "after response.completed" in note.message
+    assert codes(capture.streams[0]) == []
+
+
+def test_one_network_response_is_never_split_and_says_what_came_after_its_end():
+    from app.domain.stream import Source
+    from app.domain.timeline import SSEFeeder, TimelineBuilder
+
+    data = sse(*one_response("Hello", 1), *one_response("World", 2))
+    builder = TimelineBuilder(Source(data), split_on_done=False)
+    feeder = SSEFeeder(builder)
+    feeder.feed(data)
+    (stream,) = feeder.close()
+    assert "data_after_done" in codes(stream)

@@ -158,6 +158,9 @@ class ResponsesInterpreter(ItemReader):
         reason = status if isinstance(status, str) and status else TERMINAL[value["type"]]
         self.add(Finish(choice=0, reason=reason), raw)
         self._ended = True
+        # The response is whole: in a file, what follows (a looping client's next response)
+        # is a stream of its own (timeline.py).
+        self.done, self.done_by = True, value["type"]
 
     def read_fast(self, raw: RawEvent, value: TextDeltaEvent) -> bool:
         """An output_text.delta as ``value`` and ``_text_delta`` read it, when it needs none
