@@ -654,3 +654,155 @@ def test_one_network_response_is_never_split_and_says_what_came_after_its_end():
     feeder.feed(data)
     (stream,) = feeder.close()
     assert "data_after_done" in codes(stream)
+
+
+# ---------------------------------------------------------------------- calls the client runs
+SHELL = {
+    "id": "sh_1",
+    "type": "shell_call",
+    "call_id": "call_sh",
+    "status": "in_progress",
+    "action": {"commands": [], "timeout_ms": None, "max_output_length": None},
+}
+PATCH = {
+    "id": "ap_1",
+    "type": "apply_patch_call",
+    "call_id": "call_ap",
+    "status": "in_progress",
+    "operation": {"type": "update_file", "path": "a.py", "diff": ""},
+}
+SHELL_OUT = {
+    "id": "sho_1",
+    "type": "shell_call_output",
+    "call_id": "call_sh",
+    "status": "in_progress",
+    "output": [],
+}
+
+
+def client_calls() -> tuple[bytes, dict]:
+    shell = {
+        **SHELL,
+        "status": "completed",
+        "action": {**SHELL["action"], "commands": ["ls -la", "pwd"]},
+    }
+    patch = {
+        **PATCH,
+        "status": "completed",
+        "operation": {**PATCH["operation"], "diff": "-a\n+b\n"},
+    }
+    printed = [{"stdout": "a.py\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]
+    shell_out = {**SHELL_OUT, "status": "completed", "output": printed}
+    command = {"output_index": 0, "item_id": "sh_1"}
+    events = [
+        {"type": "response.created", "response": response("in_progress")},
+        {"type": "response.output_item.added", "output_index": 0, "item": SHELL},
+        {"type": "response.shell_call_command.added", **command, "command_index": 0, "command": ""},
+        {"type": "response.shell_call_command.delta", **command, "command_index": 0, "delta": "ls"},
+        {
+            "type": "response.shell_call_command.delta",
+            **command,
+            "command_index": 0,
+            "delta": " -la",
+        },
+        {
+            "type": "response.shell_call_command.done",
+            **command,
+            "command_index": 0,
+            "command": "ls -la",
+        },
+        {
+            "type": "response.shell_call_command.added",
+            **command,
+            "command_index": 1,
+            "command": "pwd",
+        },
+        {
+            "type": "response.shell_call_command.done",
+            **command,
+            "command_index": 1,
+            "command": "pwd",
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": shell},
+        {"type": "response.output_item.added", "output_index": 1, "item": SHELL_OUT},
+        {
+            "type": "response.shell_call_output_content.delta",
+            "output_index": 1,
+            "item_id": "sho_1",
+            "command_index": 0,
+            "delta": {"stdout": "a.py\n", "stderr": ""},
+        },
+        {
+            "type": "response.shell_call_output_content.done",
+            "output_index": 1,
+            "item_id": "sho_1",
+            "command_index": 0,
+            "output": printed,
+        },
+        {"type": "response.output_item.done", "output_index": 1, "item": shell_out},
+        {"type": "response.output_item.added", "output_index": 2, "item": PATCH},
+        *(
+            {
+                "type": "response.apply_patch_call_operation_diff.delta",
+                "output_index": 2,
+                "item_id": "ap_1",
+                "delta": piece,
+            }
+            for piece in ("-a\n", "+b\n")
+        ),
+        {"type": "response.output_item.done", "output_index": 2, "item": patch},
+        {
+            "type": "response.completed",
+            "response": response("completed", [shell, shell_out, patch]),
+        },
+    ]
+    return sse(*events), {"shell": shell, "patch": patch}
+
+
+def test_shell_and_apply_patch_calls_are_read_and_shown_as_tool_cards():
+    from app.domain.dialects.responses.labels import view
+
+    data, _ = client_calls()
+    stream = read(data)
+    assert codes(stream) == []  # no unknown_event
+    assert plain(summarize(stream))["completion"] == without_sdk_helpers(sdk_stream(data))
+    starts = {e.block: view(e) for e in kinds(stream, "block_start")}
+    stops = {e.block: view(e) for e in kinds(stream, "block_stop")}
+    assert starts[0]["role"] == "tool_call" and starts[0]["item"] is True
+    assert stops[0]["code"] == "ls -la\npwd" and stops[0]["id"] == "call_sh"
+    streamed = [e for e in kinds(stream, "block_delta") if e.block == 0]
+    assert "".join(e.text for e in streamed) == "ls -la\npwd"
+    assert all(view(e) == {"as": "args"} for e in streamed)
+    assert starts[1]["role"] == "tool_result"
+    assert stops[1]["result"] == {
+        "for": {"id": "call_sh"},
+        "lines": [
+            {"label": "stdout", "text": "a.py\n", "url": None},
+            {"label": "outcome", "text": "exit 0", "url": None},
+        ],
+    }
+    assert starts[2]["role"] == "tool_call" and stops[2]["code"] == "update_file a.py\n-a\n+b\n"
+    diff = [e.text for e in kinds(stream, "block_delta") if e.block == 2]
+    assert diff == ["-a\n", "+b\n"]
+    outputs = [e.summary for e in kinds(stream, "payload")]
+    assert outputs == ["shell output (output 1)", "shell output done (output 1)"]
+
+
+def test_a_shell_command_done_that_differs_from_its_deltas_is_said():
+    data = sse(
+        {"type": "response.created", "response": response("in_progress")},
+        {"type": "response.output_item.added", "output_index": 0, "item": SHELL},
+        {
+            "type": "response.shell_call_command.added",
+            "output_index": 0,
+            "command_index": 0,
+            "command": "l",
+        },
+        {
+            "type": "response.shell_call_command.done",
+            "output_index": 0,
+            "command_index": 0,
+            "command": "rm",
+        },
+    )
+    assert "done_mismatch" in codes(read(data))

@@ -29,7 +29,17 @@ from .fast import TextDeltaEvent, decode
 from .final import assemble
 from .items import ItemReader
 from .output import OutputReader, index_of
-from .types import BLOCK_TEXT, DONE_TEXT, META_KEYS, PROGRESS, SNAPSHOTS, TERMINAL, TYPES
+from .types import (
+    BLOCK_TEXT,
+    COMMAND_ADDED,
+    DONE_TEXT,
+    META_KEYS,
+    PROGRESS,
+    SHELL_OUTPUT,
+    SNAPSHOTS,
+    TERMINAL,
+    TYPES,
+)
 
 NAME = "openai-responses"
 
@@ -204,6 +214,8 @@ _HANDLERS = {
     "response.mcp_call_arguments.delta": ResponsesInterpreter._args_delta,
     "response.mcp_call_arguments.done": ResponsesInterpreter._args_done,
     "response.output_text.annotation.added": ResponsesInterpreter._annotation,
+    COMMAND_ADDED: ResponsesInterpreter._command_added,
+    **dict.fromkeys(SHELL_OUTPUT, ResponsesInterpreter._shell_output),
     # Part ends carry nothing the deltas and the item's done did not.
     "response.content_part.done": lambda self, raw, value: None,
     "response.reasoning_summary_part.done": lambda self, raw, value: None,
