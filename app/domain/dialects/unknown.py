@@ -76,7 +76,8 @@ def _protocol(value: dict[str, Any]) -> str | None:
         return "Gemini Live API messages (setupComplete, serverContent), not streamGenerateContent"
     if value.get("jsonrpc") == "2.0":
         return "JSON-RPC 2.0 messages (an MCP stream), not an LLM completion stream"
-    if value.get("type") in VERCEL_UI:
+    kind = value.get("type")
+    if isinstance(kind, str) and kind in VERCEL_UI:
         return "a Vercel AI SDK UI message stream (text-start, text-delta, ...)"
     return None
 
