@@ -154,3 +154,17 @@ def test_the_embed_shows_dates_not_unix_timestamps(page, server, tmp_path):
     assert re.search(r"uploaded \d{2} \w{3} 20\d\d, \d{2}:\d{2} UTC", info), info
     stamp = page.locator('[data-testid="capture-info"] time').first.get_attribute("datetime")
     assert re.fullmatch(r"20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp)
+
+
+def test_a_capture_of_no_known_dialect_says_so_first(page, server, tmp_path):
+    path = tmp_path / "vercel.sse"
+    path.write_bytes(
+        b'data: {"type":"start","messageId":"m1"}\n\n'
+        b'data: {"type":"text-delta","id":"t1","delta":"Hi"}\n\n'
+        b'data: {"type":"finish"}\n\ndata: [DONE]\n\n'
+    )
+    upload_from_page(page, server, path)
+    wait_loaded(page)
+    status = page.get_by_test_id("player-status").text_content()
+    assert status.startswith("Not read: no known dialect sends these payloads"), status
+    assert "Vercel AI SDK UI message stream" in status and "Ready: " in status
