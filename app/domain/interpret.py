@@ -42,6 +42,12 @@ class PayloadInterpreter:
         # What said the stream was done: [DONE], or the dialect's own last event (a file
         # holding several streams is split after it: timeline.py).
         self.done_by = "[DONE]"
+        # In a file that may hold several streams (``may_split``, given by the builder), a
+        # payload can start a stream of its own before this one said it was done (a new
+        # response): the dialect reads nothing of it and sets ``split_here``, and the builder
+        # reads it again in a new stream (timeline.py).
+        self.may_split = False
+        self.split_here = False
         self.errored = False
         self.finished = False
         self.text: bytes | str | None = None  # the payload being read, while it is exact JSON

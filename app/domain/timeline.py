@@ -3,7 +3,8 @@
 ``TimelineBuilder`` takes raw events with their payloads (from any reader) and splits streams
 at ``[DONE]`` when the capture may hold several (the documentation page holds two), or after
 the dialect's own last event (Anthropic's ``message_stop``, Responses' ``response.completed``:
-clients that loop save one response after another). A single
+clients that loop save one response after another), or before a payload the dialect hands
+back as the start of a stream of its own (a new ``response.created`` before the last ended). A single
 network response (a timed capture, a live run) is never split: data after ``[DONE]`` is kept
 in the same stream with a diagnostic.
 
@@ -72,10 +73,24 @@ class TimelineBuilder:
         )
         self.streams.append(stream)
         self.interpreter = interpreter_for(stream, self.dialect, self._adopt)
+        self.interpreter.may_split = self.split_on_done
 
     def _adopt(self, interpreter: PayloadInterpreter) -> None:
         """The stream's dialect is known: its interpreter reads from here on."""
         self.interpreter = interpreter
+        interpreter.may_split = self.split_on_done
+
+    def _handed_back(self) -> bool:
+        """Whether the interpreter handed back the payload it was just given (it starts a
+        stream of its own: a new response before the last one ended): it is taken out of
+        this stream, to be read again in the next."""
+        interpreter = self.interpreter
+        if not interpreter.split_here:
+            return False
+        interpreter.split_here = False
+        self.stream.raw.pop()
+        self._events -= 1
+        return True
 
     def _place(self, raw: RawEvent) -> bool:
         self._events += 1
@@ -126,6 +141,10 @@ class TimelineBuilder:
             self.interpreter.payload(raw, payload, data_offset)
         elif self._place(raw):
             self.interpreter.payload(raw, payload, data_offset)
+        else:
+            return
+        if self._handed_back():
+            self.data(raw, payload, data_offset, split_lines=False)
 
     def items(self, items: Sequence[Item], *, split_lines: bool = True) -> None:
         """Decoded items in order (SSE items, NDJSON lines, JSON array elements, frames'
@@ -140,7 +159,7 @@ class TimelineBuilder:
                 stop = count if count - i <= room else i + room
                 after = interpreter.run(items, i, stop, self.streams[-1].raw)
                 self._events += after - i
-                i = after
+                i = after - 1 if self._handed_back() else after
                 if i >= count or self.interpreter is not interpreter or interpreter.done:
                     continue  # the builder looks again: a new interpreter, or after [DONE]
             item = items[i]
@@ -173,6 +192,8 @@ class TimelineBuilder:
                         "each data line read as its own event",
                     )
                 self.interpreter.payload(part, line, part.byte)
+                if self._handed_back():
+                    self.data(part, line, part.byte, split_lines=False)
             else:
                 self.data(part, line, part.byte)
 

@@ -644,6 +644,21 @@ def test_concatenated_responses_are_one_stream_each():
     assert codes(capture.streams[0]) == []
 
 
+def test_a_new_response_before_the_last_ended_starts_a_stream_of_its_own():
+    """A client that retried a cut response saves the start of one, then the next whole."""
+    cut = sse(*one_response("Hello", 1)[:-1])
+    whole = sse(*one_response("World", 2))
+    for data in (cut + whole, cut.replace(b"\n\n", b"\n") + whole):  # and one newline apart
+        capture = read_capture(data)
+        assert len(capture.streams) == 2, [s.origin for s in capture.streams]
+        first, second = (plain(summarize(s)) for s in capture.streams)
+        assert first["normalized"]["outputs"][0]["text"] == "Hello"
+        assert "missing_terminal" in codes(capture.streams[0])
+        assert second["completion"] == without_sdk_helpers(sdk_stream(whole))
+        assert second["normalized"]["outputs"][0]["text"] == "World"
+        assert "sequence_gap" not in codes(capture.streams[0])
+
+
 def test_one_network_response_is_never_split_and_says_what_came_after_its_end():
     from app.domain.stream import Source
     from app.domain.timeline import SSEFeeder, TimelineBuilder

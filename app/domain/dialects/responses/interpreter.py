@@ -60,6 +60,11 @@ class ResponsesInterpreter(ItemReader):
         if not isinstance(value, dict):
             self.other(raw, value)
             return
+        if self._started and self.may_split and value.get("type") == "response.created":
+            # A new response before this one ended (a looping client's retry): its own stream.
+            self.split_here, self.done = True, True
+            self.done_by = "a response that never ended (a new response.created)"
+            return
         seq = value.get("sequence_number")
         if type(seq) is int:
             if self._seq is not None and seq != self._seq + 1:
