@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .captures import FORMAT_NAMES, Limits
 from .captures.ingest import ingest
-from .captures.read import readable
+from .captures.read import readable, unread
 from .domain.collector import paused
 from .domain.dialects import NAMES as DIALECT_NAMES
 from .report import render, write_json
@@ -40,7 +40,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def _inspect(data: bytes, args: argparse.Namespace) -> int:
     capture = ingest(data, args.format, Limits(dialect=args.dialect), store=False).capture
-    read_any = readable(capture)
+    read_any = readable(capture) and not unread(capture)
     if args.json:
         write_json(capture, sys.stdout.buffer.write, args.stall_ms)
     else:

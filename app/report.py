@@ -103,7 +103,7 @@ def _outputs(events: list[Event], metas: list[Meta]) -> dict[int, _Output]:
         elif isinstance(event, Logprobs):
             out.logprobs[event.field] += event.count
         elif isinstance(event, Finish):
-            out.stop = event.reason
+            out.stop = event.reason if event.label is None else event.label
     return outputs
 
 
@@ -219,6 +219,8 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
             f"Stream {stream.index + 1} ({stream.origin}): {dialect}, model {_known(model)}, "
             f"id {_known(response_id)}"
         )
+        if stream.dialect is None and stream.dialect_reason:
+            out.append(f"{INDENT}{stream.dialect_reason}")  # unknown_dialect, said first
         for index, output in sorted(outputs.items()):
             out += _output_lines(index, output)
         usage = dialect_of(stream).final_usage(summary["completion"])

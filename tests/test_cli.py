@@ -124,3 +124,61 @@ def test_every_option_of_every_command_has_help_text():
     for name, command in commands.choices.items():
         for action in command._actions:
             assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)
+
+
+def sse_lines(*payloads: dict | str) -> bytes:
+    return b"".join(
+        b"data: " + (p.encode() if isinstance(p, str) else json.dumps(p).encode()) + b"\n\n"
+        for p in payloads
+    )
+
+
+GEMINI_LIVE = sse_lines(
+    {"setupComplete": {}},
+    {"serverContent": {"modelTurn": {"parts": [{"text": "Hi"}]}}},
+    {"serverContent": {"turnComplete": True}, "usageMetadata": {"promptTokenCount": 3}},
+)
+VERCEL_UI = sse_lines(
+    {"type": "start", "messageId": "m1"},
+    {"type": "text-start", "id": "t1"},
+    {"type": "text-delta", "id": "t1", "delta": "Hi"},
+    {"type": "text-end", "id": "t1"},
+    {"type": "finish"},
+    "[DONE]",
+)
+MCP = sse_lines(
+    {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}},
+    {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "Hi"}]}},
+)
+
+
+def test_gemini_live_messages_are_no_known_dialect_and_inspect_exits_two(tmp_path):
+    path = tmp_path / "live.sse"
+    path.write_bytes(GEMINI_LIVE)
+    result = run("inspect", str(path), "--json")
+    assert result.returncode == 2, result.stderr
+    (stream,) = json.loads(result.stdout)["streams"]
+    assert stream["dialect"] is None
+    assert "Gemini Live API" in stream["dialect_reason"]
+    assert [d["code"] for d in stream["diagnostics"]] == ["unknown_dialect"]
+    named = run("inspect", str(path), "--dialect", "gemini")
+    assert named.returncode == 0  # read as the user says
+
+
+def test_an_unknown_dialect_is_said_first_with_what_it_looks_like_and_how_to_read_it(tmp_path):
+    for data, looks in ((VERCEL_UI, "Vercel AI SDK UI message stream"), (MCP, "JSON-RPC 2.0")):
+        path = tmp_path / "unknown.sse"
+        path.write_bytes(data)
+        result = run("inspect", str(path))
+        assert result.returncode == 2
+        lines = result.stdout.decode().splitlines()
+        heading = next(i for i, line in enumerate(lines) if line.startswith("Stream 1 "))
+        first = lines[heading + 1]
+        assert first.strip().startswith("Not read: no known dialect sends these payloads")
+        assert looks in first and "--dialect" in first and "openai-responses" in first
+        document = json.loads(run("inspect", str(path), "--json").stdout)
+        assert document["streams"][0]["dialect_reason"] == first.strip()
+    plain = tmp_path / "plain.sse"
+    plain.write_bytes(sse_lines({"kind": "x", "value": 1}, {"kind": "y"}))
+    text = run("inspect", str(plain)).stdout.decode()
+    assert "its payloads are objects with kind, value" in text

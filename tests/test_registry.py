@@ -59,6 +59,22 @@ def test_a_named_dialect_overrides_detection_and_a_wrong_name_is_refused():
         raise AssertionError("an unknown dialect was accepted")
 
 
+def test_a_payload_the_named_dialect_does_not_read_says_which_dialect_was_read():
+    data = (DIALECT_CAPTURES / "anthropic-claude-haiku-4-5-tool-use.sse").read_bytes()
+    (stream,) = read_capture(data, limits=Limits(dialect="gemini")).streams
+    summaries = [e.summary for e in stream.events if e.kind == "payload" and e.category != "ping"]
+    assert summaries and all(
+        s.endswith("not a payload of Gemini streamGenerateContent") for s in summaries
+    ), summaries[:3]
+    assert not any("chat completion" in s for s in summaries)
+    chat = read_capture(data, limits=Limits(dialect="chat-completions")).streams[0]
+    assert any(
+        e.summary.endswith("not a chat completion chunk")
+        for e in chat.events
+        if e.kind == "payload"
+    )
+
+
 class ReadOnceStore:
     """A store whose stored bytes must never be read back (the cache has them already)."""
 

@@ -55,6 +55,16 @@ def readable(capture: Capture) -> bool:
     )
 
 
+def unread(capture: Capture) -> bool:
+    """Whether every stream with events was read by no dialect and holds nothing one reads
+    (an error sent in the stream is read): nothing of it is understood (``unknown_dialect``)."""
+    streams = [stream for stream in capture.streams if stream.raw]
+    return bool(streams) and all(
+        stream.dialect is None and not any(e.kind == "error" for e in stream.events)
+        for stream in streams
+    )
+
+
 def gunzip(data: bytes, cap: int, capture: Capture) -> bytes:
     """Decompress every gzip member, refusing to grow past ``cap`` bytes (gzip bombs)."""
     out: list[bytes] = []

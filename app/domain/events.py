@@ -61,7 +61,7 @@ class RawEvent(msgspec.Struct, gc=False):
 
 # Fields only some dialects fill (a content block's number): left out of an event's JSON while
 # unset, so chat-completion timelines keep their shape and size.
-SPARSE = frozenset({"block"})
+SPARSE = frozenset({"block", "label"})
 
 
 class Event(msgspec.Struct, kw_only=True, gc=False):
@@ -221,11 +221,14 @@ class Usage(Event, kw_only=True):
 
 
 class Finish(Event, kw_only=True):
-    """Why an output stopped, as the dialect spells it (Gemini may send an integer)."""
+    """Why an output stopped, as the dialect spells it (Gemini may send an integer).
+    ``label`` is what to show when the reason as sent does not say it (an integer: its
+    enum's name and the number, "STOP (1)"); left out while unset."""
 
     kind: ClassVar[str] = "finish"
     choice: int
     reason: str | int
+    label: str | None = None
 
 
 class Meta(Event, kw_only=True):

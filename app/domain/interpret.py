@@ -11,7 +11,6 @@ never raises on bad input.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import orjson
@@ -26,17 +25,6 @@ from .stream import Stream
 Claimant = Callable[[str | None, dict[str, Any]], tuple[str, str] | None]
 
 
-@dataclass
-class Restart:
-    """A payload that begins a new stream inside an open one: ``value`` as decoded, and the
-    ``code`` and ``message`` of the diagnostic the new stream opens with."""
-
-    raw: RawEvent
-    value: Any
-    code: str
-    message: str
-
-
 class PayloadInterpreter:
     """One stream's payloads into events. Call ``finish()`` once at the end."""
 
@@ -47,15 +35,19 @@ class PayloadInterpreter:
     # (the registry's detection: the name and title of the dialect that reads it).
     title_text: str = "an unknown dialect"
     claimant: Claimant | None = None
-    # Whether this stream may be split where a new one begins (the builder's split_on_done),
-    # and, when the dialect saw one begin inside an open one, the payload that begins it (read
-    # again as the next stream's first, after the diagnostic that says why; timeline.py).
-    splits: bool = False
-    restart: Restart | None = None
 
     def __init__(self, stream: Stream) -> None:
         self.stream = stream
         self.done = False
+        # What said the stream was done: [DONE], or the dialect's own last event (a file
+        # holding several streams is split after it: timeline.py).
+        self.done_by = "[DONE]"
+        # In a file that may hold several streams (``may_split``, given by the builder), a
+        # payload can start a stream of its own before this one said it was done (a new
+        # Responses response, a second Anthropic message_start): ``hand_back``.
+        self.may_split = False
+        self.split_here = False
+        self.opening: tuple[str, str, str] | None = None  # the next stream's first note
         self.errored = False
         self.finished = False
         self.text: bytes | str | None = None  # the payload being read, while it is exact JSON
@@ -82,7 +74,7 @@ class PayloadInterpreter:
 
     def full(self, raw: RawEvent, data: bytes | str, data_offset: int = 0) -> None:
         """``payload`` without a fast path: orjson, else the lenient decoder."""
-        if self.done and not self.errored:
+        if self.done and not self.errored and not self._closing_done(data):
             self.note(
                 raw,
                 "data_after_done",
@@ -111,6 +103,17 @@ class PayloadInterpreter:
                 self.note(raw, "json_too_deep", "error", deep_problem().message)
                 return
         self.value(raw, value)
+
+    def hand_back(self, why: str, opening: tuple[str, str, str] | None = None) -> None:
+        """The payload just given begins a stream of its own: this dialect reads nothing of
+        it, this stream is done (``why``: what ended it), and the builder takes the payload
+        out of it and reads it again as the next stream's first (timeline.py), after
+        ``opening`` (code, severity, message) when given, else ``new_stream_after_done``."""
+        self.done, self.done_by, self.split_here, self.opening = True, why, True, opening
+
+    def _closing_done(self, data: bytes | str) -> bool:
+        """``[DONE]`` after the dialect's own last event (some servers add it): not more data."""
+        return self.done_by != "[DONE]" and data.strip() in (b"[DONE]", "[DONE]")
 
     def value(self, raw: RawEvent, value: Any) -> None:
         """What one decoded payload means: the dialect's own reading."""
@@ -159,7 +162,7 @@ class PayloadInterpreter:
         """A payload this dialect does not read: classified and kept, never dropped. When
         another dialect would read it, the stream mixes dialects: said once per payload."""
         if isinstance(value, dict):
-            category, summary = classify(value)
+            category, summary = classify(value, self.not_ours())
             other = self.claimant(raw.event, value) if self.claimant is not None else None
             if other is not None and other[0] != self.dialect:
                 self.note(
@@ -183,6 +186,11 @@ class PayloadInterpreter:
 
     def title(self) -> str:
         return self.title_text
+
+    def not_ours(self) -> str:
+        """What a payload this interpreter does not read is not, in a payload's summary: it
+        names the dialect being read (the one the user named, or the one detected)."""
+        return f"not a payload of {self.title()}"
 
     def error(self, raw: RawEvent, error: Any, code: Any = None) -> None:
         """An error reported inside the stream (the error object as sent, and its code when

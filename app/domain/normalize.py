@@ -66,7 +66,11 @@ def normalized(events: Sequence[Event], dialect: Dialect, completion: dict[str, 
             refusals.setdefault(event.choice, []).append(event.text)
         elif isinstance(event, ToolCallEnd):
             at(event.choice)["tool_calls"].append(
-                {"id": event.id, "name": event.name, "arguments": event.arguments}
+                {
+                    "id": event.id,
+                    "name": event.name,
+                    "arguments": event.arguments or dialect.no_arguments,
+                }
             )
         elif isinstance(event, Finish):
             at(event.choice)["stop_reason"] = event.reason

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+CHAT_CHUNK = "not a chat completion chunk"
 
-def classify(value: dict[str, Any]) -> tuple[str, str]:
-    """Name a payload that is not a plain chunk (docs/assembly.md, rule 9)."""
+
+def classify(value: dict[str, Any], not_ours: str = CHAT_CHUNK) -> tuple[str, str]:
+    """Name a payload that is not a plain chunk (docs/assembly.md, rule 9); ``not_ours`` says
+    what it is not, in the words of the dialect being read ("not a chat completion chunk")."""
     kind = value.get("object")
     if value.get("type") == "ping":
         return "ping", "keep-alive ping payload"
@@ -19,7 +22,7 @@ def classify(value: dict[str, Any]) -> tuple[str, str]:
     if "moderation" in value:
         return "moderation", "moderation results"
     if isinstance(value.get("type"), str):
-        return "foreign_event", f"an event of type {value['type']!r}, not a chat completion chunk"
+        return "foreign_event", f"an event of type {value['type']!r}, {not_ours}"
     if kind:
-        return "unknown", f"an object of type {kind!r}, not a chat completion chunk"
-    return "unknown", "a JSON object that is not a chat completion chunk"
+        return "unknown", f"an object of type {kind!r}, {not_ours}"
+    return "unknown", f"a JSON object, {not_ours}"

@@ -1,9 +1,10 @@
 """Building timelines: raw items in, one or more ``Stream`` s out.
 
 ``TimelineBuilder`` takes raw events with their payloads (from any reader) and splits streams
-at ``[DONE]`` when the capture may hold several (the documentation page holds two), and where
-the dialect sees a new stream begin inside the open one (``PayloadInterpreter.restart``: an
-Anthropic ``message_start`` before the open message stopped). A single
+at ``[DONE]`` when the capture may hold several (the documentation page holds two), or after
+the dialect's own last event (Anthropic's ``message_stop``, Responses' ``response.completed``:
+clients that loop save one response after another), or before a payload the dialect hands
+back as the start of a stream of its own (a new ``response.created`` before the last ended). A single
 network response (a timed capture, a live run) is never split: data after ``[DONE]`` is kept
 in the same stream with a diagnostic.
 
@@ -72,11 +73,24 @@ class TimelineBuilder:
         )
         self.streams.append(stream)
         self.interpreter = interpreter_for(stream, self.dialect, self._adopt)
-        self.interpreter.splits = self.split_on_done
+        self.interpreter.may_split = self.split_on_done
 
     def _adopt(self, interpreter: PayloadInterpreter) -> None:
         """The stream's dialect is known: its interpreter reads from here on."""
         self.interpreter = interpreter
+        interpreter.may_split = self.split_on_done
+
+    def _handed_back(self) -> bool:
+        """Whether the interpreter handed back the payload it was just given (it starts a
+        stream of its own: a new response before the last one ended): it is taken out of
+        this stream, to be read again in the next."""
+        interpreter = self.interpreter
+        if not interpreter.split_here:
+            return False
+        interpreter.split_here = False
+        self.stream.raw.pop().index = -1  # read again, as the next stream's
+        self._events -= 1
+        return True
 
     def _place(self, raw: RawEvent) -> bool:
         self._events += 1
@@ -104,15 +118,19 @@ class TimelineBuilder:
             and self.interpreter.done
             and payload.strip() not in (b"[DONE]", "[DONE]")
         ):
+            done_by, opening = self.interpreter.done_by, self.interpreter.opening
             self.interpreter.finish()
             previous = self.stream
             self._start_stream()
-            self.interpreter.note(
-                raw,
-                "new_stream_after_done",
-                "info",
-                f"data after [DONE] (line {raw.line}): read as stream {previous.index + 2}",
-            )
+            if opening is not None:  # what the dialect said of the stream it handed back
+                self.interpreter.note(raw, *opening)
+            else:
+                self.interpreter.note(
+                    raw,
+                    "new_stream_after_done",
+                    "info",
+                    f"data after {done_by} (line {raw.line}): read as stream {previous.index + 2}",
+                )
         if split_lines and b"\n" in payload and raw.kind == "event":
             lines = _separate_lines(payload)
             if lines is not None:
@@ -126,8 +144,10 @@ class TimelineBuilder:
             self.interpreter.payload(raw, payload, data_offset)
         elif self._place(raw):
             self.interpreter.payload(raw, payload, data_offset)
-        if self.interpreter.restart is not None:
-            self._restart()
+        else:
+            return
+        if self._handed_back():
+            self.data(raw, payload, data_offset, split_lines=False)
 
     def items(self, items: Sequence[Item], *, split_lines: bool = True) -> None:
         """Decoded items in order (SSE items, NDJSON lines, JSON array elements, frames'
@@ -142,9 +162,7 @@ class TimelineBuilder:
                 stop = count if count - i <= room else i + room
                 after = interpreter.run(items, i, stop, self.streams[-1].raw)
                 self._events += after - i
-                i = after
-                if self.interpreter.restart is not None:
-                    self._restart()
+                i = after - 1 if self._handed_back() else after
                 if i >= count or self.interpreter is not interpreter or interpreter.done:
                     continue  # the builder looks again: a new interpreter, or after [DONE]
             item = items[i]
@@ -153,24 +171,6 @@ class TimelineBuilder:
                 self.comment(item.raw, getattr(item, "comment", None) or "")
             else:
                 self.data(item.raw, item.data, item.data_offset, split_lines=split_lines)
-
-    def _restart(self) -> None:
-        """The dialect saw a new stream begin inside the open one (an Anthropic
-        ``message_start`` before the open message stopped): the open one ends without it, and
-        its payload is the next stream's first, after the diagnostic that says so."""
-        interpreter = self.interpreter
-        restart, interpreter.restart = interpreter.restart, None
-        if restart is None:
-            return
-        raw = restart.raw
-        if self.stream.raw and self.stream.raw[-1] is raw:
-            self.stream.raw.pop()  # placed there as it was read; it belongs to the next
-        interpreter.finish()
-        self._start_stream()
-        raw.index = len(self.stream.raw)
-        self.stream.raw.append(raw)
-        self.interpreter.note(raw, restart.code, "warning", restart.message)
-        self.interpreter.value(raw, restart.value)
 
     def _split_event(self, raw: RawEvent, lines: list[bytes]) -> None:
         """Events separated by a single newline (not spec SSE) arrive as one event whose data
@@ -195,8 +195,8 @@ class TimelineBuilder:
                         "each data line read as its own event",
                     )
                 self.interpreter.payload(part, line, part.byte)
-                if self.interpreter.restart is not None:
-                    self._restart()
+                if self._handed_back():
+                    self.data(part, line, part.byte, split_lines=False)
             else:
                 self.data(part, line, part.byte)
 

@@ -8,7 +8,10 @@
 
 const NEAR_MS = 0.5; // a marker this close to the playhead is the one it is at
 
-function finishWord(reason) {
+// An event's label, when the dialect gave one (an integer reason's name: "STOP (1)").
+function finishWord(event) {
+  if (typeof event.label === "string") return event.label;
+  const reason = event.reason;
   return typeof reason === "string" || typeof reason === "number" ? String(reason) : "finish";
 }
 
@@ -44,7 +47,7 @@ export function autoMarkers(timeline, stallMs = timeline.capture?.stall_ms ?? 25
         seen.add(`finish ${event.choice}`);
         finished = true;
         const which = stream.events.some((e) => e.kind === "finish" && e.choice !== event.choice) ? ` (output ${event.choice})` : "";
-        add(`finish-${event.choice}`, `Finish${which}: ${finishWord(event.reason)}`, event.time);
+        add(`finish-${event.choice}`, `Finish${which}: ${finishWord(event)}`, event.time);
       }
     }
     const last = stream.events[stream.events.length - 1];

@@ -23,6 +23,19 @@ export function endProblem(message, summaries) {
   return ended ? { reason: ended.end_reason, error: ended.end_error ?? null } : null;
 }
 
+/** What the streams no known dialect reads say of themselves (their `unknown_dialect`
+ * diagnostic: what the payloads look like and how to read them as a dialect), one a stream,
+ * so that the page says it first; empty when every stream was read. */
+export function unreadNotes(summaries) {
+  const several = summaries.length > 1;
+  const notes = [];
+  for (const summary of summaries) {
+    const found = (summary?.diagnostics ?? []).find((d) => d.code === "unknown_dialect");
+    if (found) notes.push(several ? `Stream ${summary.index + 1}: ${found.message}` : found.message);
+  }
+  return notes;
+}
+
 export class PageMessages {
   /** `parts`: {timeline, renderer, player, rawView, status, transport, chart, selection};
    * `wanted`: a share link's state (share.js readState). */
@@ -129,8 +142,11 @@ export class PageMessages {
         status.alert(`${words}.`, { kind });
         status.say(`Recording ended: ${problem.reason}.`, kind);
       }
-    } else if (message.reason === "complete") status.say(`Ready: ${counts(timeline)}.`);
-    else status.say(`Run finished: ${counts(timeline)}.`);
+    } else if (message.reason === "complete") {
+      const unread = unreadNotes(timeline.streams.map((s) => s.summary));
+      if (unread.length) status.say(`${unread.join(". ")}. Ready: ${counts(timeline)}.`, "warning");
+      else status.say(`Ready: ${counts(timeline)}.`);
+    } else status.say(`Run finished: ${counts(timeline)}.`);
     status.start(this.player);
     this._applyWanted();
   }

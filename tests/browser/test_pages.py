@@ -229,3 +229,17 @@ def test_phone_checkboxes_and_chart_flags_are_44px_targets(browser, server):
     page.evaluate("window.scrollBy(0, -100)")
     assert page.evaluate(SMALL_TARGETS, ".marker-flag") == []
     context.close()
+
+
+def test_a_capture_of_no_known_dialect_says_so_first(page, server, tmp_path):
+    path = tmp_path / "vercel.sse"
+    path.write_bytes(
+        b'data: {"type":"start","messageId":"m1"}\n\n'
+        b'data: {"type":"text-delta","id":"t1","delta":"Hi"}\n\n'
+        b'data: {"type":"finish"}\n\ndata: [DONE]\n\n'
+    )
+    upload_from_page(page, server, path)
+    wait_loaded(page)
+    status = page.get_by_test_id("player-status").text_content()
+    assert status.startswith("Not read: no known dialect sends these payloads"), status
+    assert "Vercel AI SDK UI message stream" in status and "Ready: " in status

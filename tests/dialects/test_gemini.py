@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from app.captures import read_capture
+from app.report import render
 
 if TYPE_CHECKING:  # the SDK is imported by the tests that run it, not at collection
     from google.genai import types
@@ -219,6 +220,37 @@ def test_an_integer_finish_reason_is_kept_as_sent_and_the_sdk_crashes_on_it():
     ]
     with pytest.raises(AttributeError, match="upper"):
         sdk_chunks(data)
+
+
+def test_an_integer_finish_reason_is_shown_by_its_enum_name_and_number():
+    data = sse(chunk([{"text": "Hi"}], finishReason=1), chunk([], index=1, finishReason=99))
+    stream, _ = read(data)
+    finishes = [e.to_json() for e in stream.events if e.kind == "finish"]
+    assert [(f["reason"], f.get("label")) for f in finishes] == [
+        (1, "STOP (1)"),
+        (99, "99 (a number google-genai does not name)"),
+    ]
+    from google.genai import types
+
+    assert types.FinishReason("STOP").name == "STOP"  # the names are the SDK's
+    report = render(read_capture(data), "capture")
+    assert "output 0 (stop: STOP (1))" in report
+    named = sse(chunk([{"text": "Hi"}], finishReason="STOP"))
+    (finish,) = [e.to_json() for e in read(named)[0].events if e.kind == "finish"]
+    assert "label" not in finish  # a name says itself
+
+
+def test_a_function_call_without_args_has_null_arguments_as_the_sdk_gives():
+    data = sse(
+        chunk([{"functionCall": {"name": "get_time", "id": "c1"}}]),
+        chunk([{"functionCall": {"name": "get_date", "args": {}}}], finishReason="STOP"),
+    )
+    _, result = read(data)
+    theirs = [c for response in sdk_chunks(data) for c in response.function_calls or []]
+    assert [c.args for c in theirs] == [None, {}]
+    calls = result["normalized"]["outputs"][0]["tool_calls"]
+    assert [c["arguments"] for c in calls] == [None, "{}"]
+    assert "args" not in parts_of(result["completion"])[0]["functionCall"]
 
 
 # Vertex AI's streamed function arguments (streamFunctionCallArguments), in the shape Vertex

@@ -612,3 +612,212 @@ def test_a_chat_chunk_inside_a_responses_stream_is_a_mixed_dialect():
     assert stream.dialect_name == "openai-responses"
     assert "mixed_dialects" in codes(stream)
     assert kinds(stream, "text") == []
+
+
+# ---------------------------------------------------------------------- several responses
+def one_response(text: str, number: int) -> list[dict]:
+    done = response("completed", [{**MESSAGE, "status": "completed"}], id=f"resp_{number}")
+    done["output"][0]["content"] = [{"type": "output_text", "text": text, "annotations": []}]
+    return [
+        {"type": "response.created", "response": response("in_progress", id=f"resp_{number}")},
+        *message_events([text]),
+        {"type": "response.completed", "response": done},
+    ]
+
+
+def test_concatenated_responses_are_one_stream_each():
+    """A client that loops saves one response after another: each is a stream, its own
+    completion and normalized view, as the SDK reads each alone."""
+    first, second = sse(*one_response("Hello", 1)), sse(*one_response("World", 2))
+    capture = read_capture(first + second + b"data: [DONE]\n\n")
+    assert len(capture.streams) == 2
+    for stream, alone, text in zip(
+        capture.streams, (first, second), ("Hello", "World"), strict=True
+    ):
+        ours = plain(summarize(stream))
+        assert ours["normalized"]["outputs"][0]["text"] == text
+        assert ours["completion"] == without_sdk_helpers(sdk_stream(alone))
+    second_codes = [d.code for d in capture.streams[1].diagnostics]
+    assert "new_stream_after_done" in second_codes and "data_after_done" not in second_codes
+    (note,) = [d for d in capture.streams[1].diagnostics if d.code == "new_stream_after_done"]
+    assert "after response.completed" in note.message
+    assert codes(capture.streams[0]) == []
+
+
+def test_a_new_response_before_the_last_ended_starts_a_stream_of_its_own():
+    """A client that retried a cut response saves the start of one, then the next whole."""
+    cut = sse(*one_response("Hello", 1)[:-1])
+    whole = sse(*one_response("World", 2))
+    for data in (cut + whole, cut.replace(b"\n\n", b"\n") + whole):  # and one newline apart
+        capture = read_capture(data)
+        assert len(capture.streams) == 2, [s.origin for s in capture.streams]
+        first, second = (plain(summarize(s)) for s in capture.streams)
+        assert first["normalized"]["outputs"][0]["text"] == "Hello"
+        assert "missing_terminal" in codes(capture.streams[0])
+        assert second["completion"] == without_sdk_helpers(sdk_stream(whole))
+        assert second["normalized"]["outputs"][0]["text"] == "World"
+        assert "sequence_gap" not in codes(capture.streams[0])
+
+
+def test_one_network_response_is_never_split_and_says_what_came_after_its_end():
+    from app.domain.stream import Source
+    from app.domain.timeline import SSEFeeder, TimelineBuilder
+
+    data = sse(*one_response("Hello", 1), *one_response("World", 2))
+    builder = TimelineBuilder(Source(data), split_on_done=False)
+    feeder = SSEFeeder(builder)
+    feeder.feed(data)
+    (stream,) = feeder.close()
+    assert "data_after_done" in codes(stream)
+
+
+# ---------------------------------------------------------------------- calls the client runs
+SHELL = {
+    "id": "sh_1",
+    "type": "shell_call",
+    "call_id": "call_sh",
+    "status": "in_progress",
+    "action": {"commands": [], "timeout_ms": None, "max_output_length": None},
+}
+PATCH = {
+    "id": "ap_1",
+    "type": "apply_patch_call",
+    "call_id": "call_ap",
+    "status": "in_progress",
+    "operation": {"type": "update_file", "path": "a.py", "diff": ""},
+}
+SHELL_OUT = {
+    "id": "sho_1",
+    "type": "shell_call_output",
+    "call_id": "call_sh",
+    "status": "in_progress",
+    "output": [],
+}
+
+
+def client_calls() -> tuple[bytes, dict]:
+    shell = {
+        **SHELL,
+        "status": "completed",
+        "action": {**SHELL["action"], "commands": ["ls -la", "pwd"]},
+    }
+    patch = {
+        **PATCH,
+        "status": "completed",
+        "operation": {**PATCH["operation"], "diff": "-a\n+b\n"},
+    }
+    printed = [{"stdout": "a.py\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]
+    shell_out = {**SHELL_OUT, "status": "completed", "output": printed}
+    command = {"output_index": 0, "item_id": "sh_1"}
+    events = [
+        {"type": "response.created", "response": response("in_progress")},
+        {"type": "response.output_item.added", "output_index": 0, "item": SHELL},
+        {"type": "response.shell_call_command.added", **command, "command_index": 0, "command": ""},
+        {"type": "response.shell_call_command.delta", **command, "command_index": 0, "delta": "ls"},
+        {
+            "type": "response.shell_call_command.delta",
+            **command,
+            "command_index": 0,
+            "delta": " -la",
+        },
+        {
+            "type": "response.shell_call_command.done",
+            **command,
+            "command_index": 0,
+            "command": "ls -la",
+        },
+        {
+            "type": "response.shell_call_command.added",
+            **command,
+            "command_index": 1,
+            "command": "pwd",
+        },
+        {
+            "type": "response.shell_call_command.done",
+            **command,
+            "command_index": 1,
+            "command": "pwd",
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": shell},
+        {"type": "response.output_item.added", "output_index": 1, "item": SHELL_OUT},
+        {
+            "type": "response.shell_call_output_content.delta",
+            "output_index": 1,
+            "item_id": "sho_1",
+            "command_index": 0,
+            "delta": {"stdout": "a.py\n", "stderr": ""},
+        },
+        {
+            "type": "response.shell_call_output_content.done",
+            "output_index": 1,
+            "item_id": "sho_1",
+            "command_index": 0,
+            "output": printed,
+        },
+        {"type": "response.output_item.done", "output_index": 1, "item": shell_out},
+        {"type": "response.output_item.added", "output_index": 2, "item": PATCH},
+        *(
+            {
+                "type": "response.apply_patch_call_operation_diff.delta",
+                "output_index": 2,
+                "item_id": "ap_1",
+                "delta": piece,
+            }
+            for piece in ("-a\n", "+b\n")
+        ),
+        {"type": "response.output_item.done", "output_index": 2, "item": patch},
+        {
+            "type": "response.completed",
+            "response": response("completed", [shell, shell_out, patch]),
+        },
+    ]
+    return sse(*events), {"shell": shell, "patch": patch}
+
+
+def test_shell_and_apply_patch_calls_are_read_and_shown_as_tool_cards():
+    from app.domain.dialects.responses.labels import view
+
+    data, _ = client_calls()
+    stream = read(data)
+    assert codes(stream) == []  # no unknown_event
+    assert plain(summarize(stream))["completion"] == without_sdk_helpers(sdk_stream(data))
+    starts = {e.block: view(e) for e in kinds(stream, "block_start")}
+    stops = {e.block: view(e) for e in kinds(stream, "block_stop")}
+    assert starts[0]["role"] == "tool_call" and starts[0]["item"] is True
+    assert stops[0]["code"] == "ls -la\npwd" and stops[0]["id"] == "call_sh"
+    streamed = [e for e in kinds(stream, "block_delta") if e.block == 0]
+    assert "".join(e.text for e in streamed) == "ls -la\npwd"
+    assert all(view(e) == {"as": "args"} for e in streamed)
+    assert starts[1]["role"] == "tool_result"
+    assert stops[1]["result"] == {
+        "for": {"id": "call_sh"},
+        "lines": [
+            {"label": "stdout", "text": "a.py\n", "url": None},
+            {"label": "outcome", "text": "exit 0", "url": None},
+        ],
+    }
+    assert starts[2]["role"] == "tool_call" and stops[2]["code"] == "update_file a.py\n-a\n+b\n"
+    diff = [e.text for e in kinds(stream, "block_delta") if e.block == 2]
+    assert diff == ["-a\n", "+b\n"]
+    outputs = [e.summary for e in kinds(stream, "payload")]
+    assert outputs == ["shell output (output 1)", "shell output done (output 1)"]
+
+
+def test_a_shell_command_done_that_differs_from_its_deltas_is_said():
+    data = sse(
+        {"type": "response.created", "response": response("in_progress")},
+        {"type": "response.output_item.added", "output_index": 0, "item": SHELL},
+        {
+            "type": "response.shell_call_command.added",
+            "output_index": 0,
+            "command_index": 0,
+            "command": "l",
+        },
+        {
+            "type": "response.shell_call_command.done",
+            "output_index": 0,
+            "command_index": 0,
+            "command": "rm",
+        },
+    )
+    assert "done_mismatch" in codes(read(data))

@@ -85,3 +85,11 @@ test("a marker's link never carries the page's fragment (a room presenter's #key
   const url = markerUrl("http://h/r/ROOM#key=PRESENTERKEY", "mk1");
   assert.equal(url, "http://h/r/ROOM?m=mk1");
 });
+
+test("a finish the dialect labels is shown by its label (an integer reason's name), else as sent", () => {
+  const stream = { raw: [[100, 1], [200, 1]], events: [{ kind: "text", raw: 0, text: "Hi" }, { kind: "finish", raw: 1, reason: 1, label: "STOP (1)" }] };
+  const labels = autoMarkers(timeline([stream])).map((m) => m.label);
+  assert.ok(labels.includes("Finish: STOP (1)"), labels.join(", "));
+  const plain = { raw: stream.raw, events: [stream.events[0], { kind: "finish", raw: 1, reason: 1 }] };
+  assert.ok(autoMarkers(timeline([plain])).map((m) => m.label).includes("Finish: 1"));
+});

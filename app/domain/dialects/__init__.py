@@ -27,6 +27,7 @@ from .completions.interpreter import COMPLETIONS
 from .gemini.interpreter import GEMINI
 from .ollama.interpreter import OLLAMA
 from .responses.interpreter import RESPONSES
+from .unknown import Looks, unread_message
 
 DIALECTS: tuple[Dialect, ...] = (
     ANTHROPIC,
@@ -88,6 +89,7 @@ class Detecting(PayloadInterpreter):
         super().__init__(stream)
         self._adopt = adopt
         self.claimant = claimant
+        self.looks = Looks()
 
     def value(self, raw: RawEvent, value: Any) -> None:
         if isinstance(value, dict):
@@ -96,7 +98,6 @@ class Detecting(PayloadInterpreter):
                 chosen = start(self.stream, found.dialect, f"{found.reason}, line {raw.line}")
                 self._say_doubt(raw, found, chosen)
                 chosen.done, chosen.errored, chosen.text = self.done, self.errored, self.text
-                chosen.splits = self.splits
                 self._adopt(chosen)
                 chosen.value(raw, value)
                 return
@@ -106,6 +107,8 @@ class Detecting(PayloadInterpreter):
         elif raw.event == "error":
             self.error(raw, value)
             return
+        if isinstance(value, dict):
+            self.looks.see(value)
         self.other(raw, value)
 
     @staticmethod
@@ -128,19 +131,18 @@ class Detecting(PayloadInterpreter):
                 f"read as {title} from {found.reason} only; name the dialect if that is wrong",
             )
 
+    def not_ours(self) -> str:
+        return "not a payload of any known dialect"
+
     def run(self, items: Sequence[Item], i: int, stop: int, kept: list[RawEvent]) -> int:
         """One payload at a time: the one that names the dialect hands the stream over."""
         return super().run(items, i, min(stop, i + 1), kept)
 
     def close(self) -> None:
         if any(r.kind == "event" for r in self.stream.raw) and not self.errored:
-            self.note(
-                None,
-                "unknown_dialect",
-                "warning",
-                "no payload in this stream is one a known dialect sends "
-                f"({', '.join(d.title for d in DIALECTS)}): nothing to assemble (see its payloads)",
-            )
+            message = unread_message(self.looks, NAMES)
+            self.stream.dialect_reason = message  # said first: inspect, its --json, the page
+            self.note(None, "unknown_dialect", "warning", message)
 
 
 def start(stream: Stream, dialect: Dialect, reason: str) -> PayloadInterpreter:

@@ -97,6 +97,8 @@ class Dialect:
     ``usage_replaces``: each ``Usage`` event replaces the last in the final object, wherever
     it sits in the timeline (Gemini sends its running usage with every chunk), so the folds
     read only the last one (runs.py).
+    ``no_arguments``: a tool call's arguments in the normalized view when it sent none, as the
+    dialect's SDK gives them (the text SDKs accumulate: ``""``; Gemini's ``args``: ``None``).
     """
 
     name: str
@@ -109,6 +111,7 @@ class Dialect:
     server_timing: ServerTimingOf | None = None
     pick_usage: FinalUsage | None = None
     usage_replaces: bool = False
+    no_arguments: str | None = ""
     labels: Labels = field(default_factory=Labels)
     view: ViewOf = no_view
 

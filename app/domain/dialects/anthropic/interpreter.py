@@ -40,7 +40,7 @@ from ...events import (
     ToolCallStart,
     Usage,
 )
-from ...interpret import PayloadInterpreter, Restart
+from ...interpret import PayloadInterpreter
 from ...shapes import as_object
 from ...stream import Stream
 from ..base import NAMED, Dialect, Sniffed, UsageFields
@@ -143,11 +143,10 @@ class AnthropicInterpreter(PayloadInterpreter):
             f"message {new_id!r} starts inside message {self._id!r}, which never stopped "
             f"(line {raw.line}): message {self._id!r} was spliced"
         )
-        if self.splits:
-            self.restart = Restart(
-                raw, value, "spliced_message", message + "; read as a new stream"
-            )
-            self.done = self._cut = True
+        if self.may_split:
+            opening = ("spliced_message", "warning", message + "; read as a new stream")
+            self.hand_back(f"message {self._id!r}, spliced", opening)
+            self._cut = True
             return True
         self.note(raw, "spliced_message", "warning", message + "; read on in this stream")
         for index, block in sorted(self.blocks.items()):

@@ -13,7 +13,7 @@ from typing import Any
 from ...events import Extra, Meta, Payload, RawEvent, Usage
 from ...fastpath import Item
 from ...interpret import PayloadInterpreter
-from ...payloads import classify
+from ...payloads import CHAT_CHUNK, classify
 from ...stream import Stream
 from ..base import NAMED, SHAPED, Dialect, Sniffed, UsageFields
 from . import labels
@@ -45,6 +45,9 @@ class ChatInterpreter(PayloadInterpreter):
         self.first_id: str | None = None
         self.with_logprobs = False  # which way the fast path reads this stream's chunks
         self._id_changes = 0
+
+    def not_ours(self) -> str:
+        return CHAT_CHUNK
 
     def payload(self, raw: RawEvent, data: bytes | str, data_offset: int = 0) -> None:
         if (

@@ -28,6 +28,7 @@ from ...events import (
 )
 from ...interpret import PayloadInterpreter
 from .calls import CandidateCalls
+from .reasons import finish_label
 
 CANDIDATE_KEYS = frozenset({"content", "finishReason", "index"})
 PART_FLAGS = frozenset({"thought", "thoughtSignature", "partMetadata"})
@@ -69,7 +70,7 @@ class CandidateReader:
             reason = orjson.dumps(reason).decode()
         self.end(raw)
         self.finished = True
-        self._it.add(Finish(choice=self.index, reason=reason), raw)
+        self._it.add(Finish(choice=self.index, reason=reason, label=finish_label(reason)), raw)
 
     def end(self, raw: RawEvent | None) -> None:
         """Its finish, or the end of the stream: the open call and block end."""

@@ -23,6 +23,7 @@ from ...events import Extra, Meta, RawEvent, Usage
 from ...interpret import PayloadInterpreter
 from ...stream import Stream
 from ..base import SHAPED, Dialect, Sniffed, UsageFields
+from ..unknown import GEMINI_LIVE
 from . import labels
 from .assemble import assemble
 from .candidate import CandidateReader
@@ -126,6 +127,8 @@ class GeminiInterpreter(PayloadInterpreter):
 
 # ---------------------------------------------------------------------- registration
 def sniff(event: str | None, value: dict[str, Any]) -> Sniffed | None:
+    if GEMINI_LIVE.intersection(value):  # the Live API's messages: not this dialect's chunks
+        return None
     for key in ("candidates", "promptFeedback", "usageMetadata"):
         if key in value:
             return SHAPED, key
@@ -153,6 +156,7 @@ GEMINI = Dialect(
         "toolUsePromptTokenCount": "tokens of tool results fed back (code execution, search)",
         "totalTokenCount": "prompt + candidates + thoughts + tool-use prompt tokens",
     },
+    no_arguments=None,  # a functionCall without args: the SDK's FunctionCall.args is None
     usage_replaces=True,  # usageMetadata with every chunk, the last one kept (app/domain/dialects/gemini/assemble.py)
     labels=labels.LABELS,
     view=labels.view,

@@ -33,7 +33,7 @@ from ...events import (
     Usage,
 )
 from ..appends import Appends
-from .types import TOOL_ITEMS
+from .types import ITEM_TEXT, TOOL_ITEMS
 
 PARAGRAPH = "\n\n"  # between the reasoning parts of a stream (a ReasoningDelta, part "break")
 # Where each kind of text goes in an item: the list of parts, the part's type and text field.
@@ -160,6 +160,8 @@ def _tool_args(out: _Output, event: ToolCallArgs) -> None:
 
 
 def _block_delta(out: _Output, event: BlockDelta) -> None:
+    if event.field not in ITEM_TEXT:  # shown on its card; its done item holds it
+        return
     item = out.item(event.block, "message")
     out.appends.add(item, event.field, event.text)
 

@@ -29,7 +29,17 @@ from .fast import TextDeltaEvent, decode
 from .final import assemble
 from .items import ItemReader
 from .output import OutputReader, index_of
-from .types import BLOCK_TEXT, DONE_TEXT, META_KEYS, PROGRESS, SNAPSHOTS, TERMINAL, TYPES
+from .types import (
+    BLOCK_TEXT,
+    COMMAND_ADDED,
+    DONE_TEXT,
+    META_KEYS,
+    PROGRESS,
+    SHELL_OUTPUT,
+    SNAPSHOTS,
+    TERMINAL,
+    TYPES,
+)
 
 NAME = "openai-responses"
 
@@ -49,6 +59,10 @@ class ResponsesInterpreter(ItemReader):
     def value(self, raw: RawEvent, value: Any) -> None:
         if not isinstance(value, dict):
             self.other(raw, value)
+            return
+        if self._started and self.may_split and value.get("type") == "response.created":
+            # A new response before this one ended (a looping client's retry): its own stream.
+            self.hand_back("a response that never ended (a new response.created)")
             return
         seq = value.get("sequence_number")
         if type(seq) is int:
@@ -158,6 +172,9 @@ class ResponsesInterpreter(ItemReader):
         reason = status if isinstance(status, str) and status else TERMINAL[value["type"]]
         self.add(Finish(choice=0, reason=reason), raw)
         self._ended = True
+        # The response is whole: in a file, what follows (a looping client's next response)
+        # is a stream of its own (timeline.py).
+        self.done, self.done_by = True, value["type"]
 
     def read_fast(self, raw: RawEvent, value: TextDeltaEvent) -> bool:
         """An output_text.delta as ``value`` and ``_text_delta`` read it, when it needs none
@@ -201,6 +218,8 @@ _HANDLERS = {
     "response.mcp_call_arguments.delta": ResponsesInterpreter._args_delta,
     "response.mcp_call_arguments.done": ResponsesInterpreter._args_done,
     "response.output_text.annotation.added": ResponsesInterpreter._annotation,
+    COMMAND_ADDED: ResponsesInterpreter._command_added,
+    **dict.fromkeys(SHELL_OUTPUT, ResponsesInterpreter._shell_output),
     # Part ends carry nothing the deltas and the item's done did not.
     "response.content_part.done": lambda self, raw, value: None,
     "response.reasoning_summary_part.done": lambda self, raw, value: None,

@@ -132,12 +132,29 @@ class ItemReader(OutputReader):
             self._reasoning(raw, index, "reasoning_text", part_index, text)
 
     def _block_text(self, raw: RawEvent, value: dict[str, Any]) -> None:
-        item_type, name = BLOCK_TEXT[value["type"]]
-        delta = self._delta(raw, value, item_type)
+        item_type, name, part_key = BLOCK_TEXT[value["type"]]
+        delta = self._delta(raw, value, item_type, part_key or "")
         if delta is not None and delta[2]:
-            index, _, text = delta
-            self._keep(index, name, 0, text)
-            self.add(BlockDelta(choice=0, block=index, field=name, text=text), raw)
+            self._block_part(raw, name, *delta)
+
+    def _command_added(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        """A shell call's next command: on a line of its own on the call's card."""
+        index = self._output(raw, value, "shell_call")
+        part_index, command = index_of(value.get("command_index")), value.get("command")
+        if index is None or part_index is None or not isinstance(command, str):
+            self.note(raw, "delta_shape", "error", f"{value['type']} without its index or command")
+            return
+        if part_index > 0:
+            self.add(BlockDelta(choice=0, block=index, field="commands", text="\n"), raw)
+        self._block_part(raw, "commands", index, part_index, command)
+
+    def _shell_output(self, raw: RawEvent, value: dict[str, Any]) -> None:
+        """What the client's shell printed, as it streams: kept, and shown with the
+        shell_call_output item when it is done."""
+        where = value.get("output_index")
+        what = "shell output" if value["type"].endswith(".delta") else "shell output done"
+        summary = f"{what} (output {where})" if where is not None else what
+        self.add(Payload(category="tool_output", summary=summary, value=self.kept(value)), raw)
 
     def _args_delta(self, raw: RawEvent, value: dict[str, Any]) -> None:
         state, delta = self._tool(raw, value), value.get("delta")

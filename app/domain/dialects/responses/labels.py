@@ -21,6 +21,8 @@ SERVER_ITEMS = (
 CLIENT_ITEMS = (
     "computer_call",
     "local_shell_call",
+    "shell_call",
+    "apply_patch_call",
     "custom_tool_call",
     "mcp_approval_request",
 )
@@ -32,10 +34,15 @@ ROLES = {
     "mcp_call": "server_call",
     **dict.fromkeys(SERVER_ITEMS, "server_call"),
     **dict.fromkeys(CLIENT_ITEMS, "tool_call"),
+    "shell_call_output": "tool_result",
+    "apply_patch_call_output": "tool_result",
 }
+# What a client's call printed or did, by the call it answers (its call_id).
+OUTPUT_ITEMS = frozenset({"shell_call_output", "apply_patch_call_output"})
 SERVER_CALLS = frozenset(k for k, role in ROLES.items() if role == "server_call")
 RESULT_ON_STOP = ITEMS | {"mcp_call"}  # their done item carries what the call found
-ARGS_FIELDS = frozenset({"code", "input"})  # an item call's streamed code or input
+# An item call's streamed code, input, shell commands or patch diff.
+ARGS_FIELDS = frozenset({"code", "input", "commands", "diff"})
 
 LABELS = Labels()
 
@@ -76,6 +83,8 @@ def _stop(value: Any) -> View | None:
     if not isinstance(value, dict):
         return None
     kind = value.get("type")
+    if kind in OUTPUT_ITEMS:
+        return _output_result(value)
     found: View = _identity(kind if isinstance(kind, str) else None, value)
     if isinstance(value.get("status"), str):
         found["status"] = value["status"]
@@ -90,15 +99,53 @@ def _stop(value: Any) -> View | None:
 
 
 def _identity(kind: str | None, item: dict[str, Any]) -> View:
-    """An item call's card: its name (the item's, else its type), id and any code it holds."""
+    """An item call's card: its name (the item's, else its type), id and any code it holds
+    (a shell call's commands, one a line; an apply_patch call's operation and diff)."""
     name = item.get("name")
     ids = [v for v in (item.get("call_id"), item.get("id")) if isinstance(v, str)]
     code = item.get("code")
     return {
         "name": name if isinstance(name, str) else kind,
         "id": ids[0] if ids else None,
-        "code": code if isinstance(code, str) else None,
+        "code": code if isinstance(code, str) else _code_of(item),
     }
+
+
+def _code_of(item: dict[str, Any]) -> str | None:
+    action, operation = item.get("action"), item.get("operation")
+    commands = action.get("commands") if isinstance(action, dict) else None
+    if isinstance(commands, list) and all(isinstance(c, str) for c in commands):
+        return "\n".join(commands)
+    if isinstance(operation, dict):
+        head = " ".join(str(operation[k]) for k in ("type", "path") if operation.get(k))
+        diff = operation.get("diff")
+        return f"{head}\n{diff}" if isinstance(diff, str) and diff else head or None
+    return None
+
+
+def _output_result(item: dict[str, Any]) -> View:
+    """A shell_call_output / apply_patch_call_output item: what the client's run printed
+    (stdout, stderr, how it ended) or did, as the result of the call it names."""
+    lines = []
+    for output in _list(item.get("output")):
+        if not isinstance(output, dict):
+            lines.append(line("output", output))
+            continue
+        for key in ("stdout", "stderr"):
+            if output.get(key):
+                lines.append(line(key, output[key]))
+        outcome = output.get("outcome")
+        if isinstance(outcome, dict):
+            code = outcome.get("exit_code")
+            lines.append(
+                line("outcome", f"exit {code}" if code is not None else outcome.get("type"))
+            )
+    if isinstance(item.get("output"), str):
+        lines.append(line("output", item["output"]))
+    found: View = {"result": {"for": {"id": item.get("call_id")}, "lines": lines[:MAX_LINES]}}
+    if isinstance(item.get("status"), str):
+        found["status"] = item["status"]
+    return found
 
 
 def _progress(event: Payload) -> View | None:

@@ -95,6 +95,13 @@ class OutputReader(PayloadInterpreter):
                 ReasoningDelta(choice=0, text=PARAGRAPH, field=name, part="break", block=index), raw
             )
 
+    def _block_part(self, raw: RawEvent, name: str, index: int, part_index: int, text: str) -> None:
+        """Text of an item's field that is neither answer nor reasoning (code, input, a shell
+        command, a diff): kept for its .done check, and shown on the item's card."""
+        if text:
+            self._keep(index, name, part_index, text)
+            self.add(BlockDelta(choice=0, block=index, field=name, text=text), raw)
+
     def _keep(self, index: int, name: str, part_index: int, text: str) -> None:
         key = (index, name, part_index)
         kept = self._texts.get(key)
@@ -199,8 +206,7 @@ def _reason_emitter(name: str) -> Any:
 
 def _block_emitter(name: str) -> Any:
     def emit(self: OutputReader, raw: RawEvent, index: int, part: int, text: str) -> None:
-        self._keep(index, name, part, text)
-        self.add(BlockDelta(choice=0, block=index, field=name, text=text), raw)
+        self._block_part(raw, name, index, part, text)
 
     return emit
 
@@ -212,6 +218,8 @@ _TEXT_EMITTERS = {
     "reasoning_text": _reason_emitter("reasoning_text"),
     "code": _block_emitter("code"),
     "input": _block_emitter("input"),
+    "commands": _block_emitter("commands"),
+    "diff": _block_emitter("diff"),
 }
 
 

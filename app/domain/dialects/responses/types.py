@@ -15,11 +15,24 @@ TERMINAL = {
 TOOL_ITEMS = {"function_call": "call_id", "mcp_call": "id"}
 
 # Text that accumulates into a field of an item and is neither answer nor reasoning:
-# event type -> (the item type it implies, the field).
+# event type -> (the item type it implies, the field, the field numbering its parts, if any).
+# A shell call's commands and an apply_patch call's diff are shown on the call's card; the
+# done item holds them where they belong (``action.commands``, ``operation.diff``).
 BLOCK_TEXT = {
-    "response.code_interpreter_call_code.delta": ("code_interpreter_call", "code"),
-    "response.custom_tool_call_input.delta": ("custom_tool_call", "input"),
+    "response.code_interpreter_call_code.delta": ("code_interpreter_call", "code", None),
+    "response.custom_tool_call_input.delta": ("custom_tool_call", "input", None),
+    "response.shell_call_command.delta": ("shell_call", "commands", "command_index"),
+    "response.apply_patch_call_operation_diff.delta": ("apply_patch_call", "diff", None),
 }
+# The fields of those that are the item's own text fields, rebuilt from their deltas.
+ITEM_TEXT = frozenset({"code", "input"})
+# A shell call's command as it is added (it may hold its first text).
+COMMAND_ADDED = "response.shell_call_command.added"
+# A shell call's output as it streams: what the client's run printed, shown when its
+# shell_call_output item is done.
+SHELL_OUTPUT = frozenset(
+    {"response.shell_call_output_content.delta", "response.shell_call_output_content.done"}
+)
 
 # The .done events that repeat a part's whole text: event type -> (what the text is, the
 # payload field holding it, the field numbering the part, if any).
@@ -30,6 +43,8 @@ DONE_TEXT = {
     "response.reasoning_text.done": ("reasoning_text", "text", "content_index"),
     "response.code_interpreter_call_code.done": ("code", "code", None),
     "response.custom_tool_call_input.done": ("input", "input", None),
+    "response.shell_call_command.done": ("commands", "command", "command_index"),
+    "response.apply_patch_call_operation_diff.done": ("diff", "diff", None),
 }
 
 # Progress of server-side tools (and audio), kept as classified payloads: type -> (category,
@@ -64,6 +79,8 @@ TYPES = frozenset(
         *BLOCK_TEXT,
         *DONE_TEXT,
         *PROGRESS,
+        COMMAND_ADDED,
+        *SHELL_OUTPUT,
         "response.output_item.added",
         "response.output_item.done",
         "response.content_part.added",
