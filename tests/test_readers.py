@@ -216,8 +216,25 @@ def test_har_timings_give_ttft_and_e2el_and_say_so():
     assert metrics.timing_source == "har"
     assert "HAR entry's timings (started 2026-11-29T10:00:00.123Z)" in metrics.timing_note
     assert metrics.itl_p50_ms is metrics.ttfo_ms is metrics.tpot_ms is None
-    assert stream.timed is False  # playback is still paced evenly: no per-event times
+    assert stream.timed is False  # no per-event times: its metrics are the entry's own
     assert capture.diagnostics == []
+
+
+def test_a_har_entry_is_replayed_on_its_own_timings():
+    """Its first event at the first byte (blocked + connect + send + wait), its last at the
+    last (+ receive), the others evenly between, for the replay only: the metrics stay the
+    entry's TTFT and E2EL, and no gap is made up (issue 28, item 19: it replayed in 0.08 s,
+    paced 40 ms apart, its first token at 0:00)."""
+    body = corpus("openai-gpt4o-tool-single.sse")
+    (stream,) = read_capture(timed_har(with_timings(har_entry(body)))).streams
+    times = [raw.t for raw in stream.raw]
+    assert times[0] == 312.0 and times[-1] == 1512.0 and len(times) > 2
+    steps = {round(b - a, 2) for a, b in itertools.pairwise(times)}
+    assert max(steps) - min(steps) < 0.01  # evenly spread
+    metrics = compute(stream)
+    assert stream.timed is False and metrics.itl_p50_ms is None and metrics.stalls == []
+    (untimed,) = read_capture(timed_har(har_entry(body))).streams
+    assert {raw.t for raw in untimed.raw} == {None}  # no timings: paced, as before
 
 
 def test_har_without_receive_uses_the_entry_time_and_without_timings_stays_unknown():

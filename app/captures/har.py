@@ -58,6 +58,8 @@ def read_har(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
             stream.index = len(streams)
             stream.request = _request_summary(request)
             stream.response_timing = timing
+            if timing is not None:
+                _replay_times(stream, timing)
             streams.append(stream)
     if ignored:
         capture.note("har_ignored", "info", f"{ignored} entries without an event stream ignored")
@@ -128,6 +130,21 @@ def _timing(entry: dict[str, Any], number: int, capture: Capture) -> ResponseTim
     started = entry.get("startedDateTime")
     started = started[:64] if isinstance(started, str) and started else None
     return ResponseTiming("har", first_byte, end, started)
+
+
+def _replay_times(stream: Stream, timing: ResponseTiming) -> None:
+    """Times to replay the entry on its own timings: its first event at the response's first
+    byte, its last at the last byte, the others spread evenly between (the HAR says only when
+    the body began and ended). Only the replay reads them: the stream stays untimed, so its
+    metrics are the entry's TTFT and E2EL, never gaps made up here."""
+    first, end = timing.first_byte_ms, timing.end_ms
+    if first is None or end is None or end < first or not stream.raw:
+        return
+    if any(raw.t is not None for raw in stream.raw):
+        return
+    last = len(stream.raw) - 1
+    for i, raw in enumerate(stream.raw):
+        raw.t = round(first + (end - first) * i / last, 3) if last else first
 
 
 def _ms(value: Any, absent: float | None = None) -> float | None:

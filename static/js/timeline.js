@@ -35,6 +35,9 @@ export class Timeline {
       index: info.index,
       info,
       timed: info.timed,
+      // Replayed on its raw events' times: measured ones, or a HAR entry's first and last byte
+      // with the events spread between (its metrics stay the entry's own: docs/formats.md).
+      paced: !(info.timed || info.timing === "har"),
       raw: Object.fromEntries(RAW_COLUMNS.map((column) => [column, []])),
       events: [],
       summary: null,
@@ -76,7 +79,7 @@ export class Timeline {
   }
 
   _localTime(stream, event) {
-    if (stream.timed) {
+    if (!stream.paced) {
       const t = event.t ?? (event.raw >= 0 ? stream.raw.t[event.raw] : null);
       return t ?? stream.lastTime;
     }
@@ -143,7 +146,7 @@ export class Timeline {
       let previous = null;
       for (let i = 0; i < choices.length; i++) {
         if (!choices[i]) continue;
-        const local = stream.timed ? t[i] ?? 0 : i * this.paceMs;
+        const local = stream.paced ? i * this.paceMs : t[i] ?? 0;
         const gap = previous === null ? local : local - previous;
         marks.push({ time: (stream.offset ?? 0) + local, gap, stall: stream.timed && previous !== null && gap >= stallMs, stream: stream.index, raw: i });
         previous = local;

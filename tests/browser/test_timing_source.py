@@ -25,7 +25,9 @@ def test_a_har_upload_shows_ttft_and_e2el_from_its_timings_and_says_so(page, ser
     source = metric(page, "timing_source")
     assert source.get_attribute("data-value") == "har"
     assert "HAR entry's timings (started 2026-11-29T10:00:00.123Z)" in source.text_content()
-    assert "paced evenly" in metric(page, "untimed").text_content()
+    # Replayed on the entry's own timings (issue 28, item 19: it was paced, 0.08 s in all).
+    assert "replayed from its first byte to its last" in metric(page, "untimed").text_content()
+    assert page.get_by_test_id("player-duration").text_content() == "0:01.512"
 
 
 def test_a_capture_without_timing_says_its_metrics_are_unknown(page, server):

@@ -64,3 +64,13 @@ test("a page resumes from the last stream with events and its count", async () =
   tl.addEvents(1, [text(0, 0, null, "c")]);
   assert.deepEqual(resumePoint(tl), { stream: 1, events: 1 });
 });
+
+test("a HAR entry is replayed on its raw events' times, a stream without timing is paced", () => {
+  const tl = new Timeline();
+  tl.setCapture({ pace_ms: 40, stall_ms: 250, streams: [{ index: 0, timed: false, timing: "har", raw: 0, events: 0 }] });
+  tl.addRawMeta({ type: "raw_meta", stream: 0, start: 0, t: [312, 912, 1512], line: [1, 4, 7], kind: [0, 0, 0], choices: [1, 1, 1], event: [null, null, null] });
+  tl.addEvents(0, [text(0, 0, null, "a"), text(1, 1, null, "b"), text(2, 2, null, "c")]);
+  assert.deepEqual(tl.times, [312, 912, 1512]);
+  assert.equal(tl.duration, 1512);
+  assert.deepEqual(tl.chunkMarks(250).map((m) => [m.time, m.stall]), [[312, false], [912, false], [1512, false]]);
+});

@@ -132,9 +132,11 @@ export class MetricsPanel {
       this.root.appendChild(el("p", { class: "muted", "data-metric": "timing_source", "data-value": metrics.timing_source }, `Timing: ${metrics.timing_note}`));
     }
     if (!this.timed) {
-      const untimed = metrics?.timing_source
-        ? "This capture has no per-event timing: playback is paced evenly."
-        : "This capture has no per-event timing: timing metrics are unknown, and playback is paced evenly.";
+      const untimed = metrics?.timing_source === "har"
+        ? "This capture has no per-event timing: it is replayed from its first byte to its last, the events spread evenly between."
+        : metrics?.timing_source
+          ? "This capture has no per-event timing: playback is paced evenly."
+          : "This capture has no per-event timing: timing metrics are unknown, and playback is paced evenly.";
       this.root.appendChild(el("p", { class: "muted", "data-metric": "untimed" }, untimed));
     } else if ([...shown.values()].some((ready) => !ready)) {
       this.root.appendChild(el("p", { class: "muted", "data-metric": "pending" }, `Each value appears once its moment has been played: TTFT at the first ${this.unit.one}, TTFO at the first output, the rest at the end of the stream.`));

@@ -19,7 +19,7 @@ import { Progress } from "./progress.js";
 export const TIMING_WORDS = {
   recorded: "recorded timing: the time of each network read",
   synthesized: "synthesized timing: made up by a generator, not measured",
-  har: "HAR timings: first and last byte only; paced evenly",
+  har: "HAR timings: replayed from the first byte to the last, the events spread evenly between",
   none: "no timing in capture: paced evenly",
 };
 
