@@ -257,3 +257,55 @@ def test_a_real_text_tool_text_answer_is_drawn_in_order_with_its_blocks_apart(
     stretches = page.locator('[data-testid="choice-text"] > .block')
     assert stretches.count() == 2
     assert [stretches.nth(i).text_content() for i in range(2)] == [texts[first], texts[last]]
+
+
+FALLBACK = sse(
+    [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_f",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "m",
+                    "content": [],
+                    "usage": {"input_tokens": 5, "output_tokens": 1},
+                },
+            },
+        ),
+        block(
+            "start",
+            0,
+            content_block={
+                "type": "fallback",
+                "from": {"model": "m"},
+                "to": {"model": "claude-fb-1"},
+            },
+        ),
+        block("stop", 0),
+        block("start", 1, content_block={"type": "text", "text": ""}),
+        delta(1, type="text_delta", text="Served by the other model."),
+        block("stop", 1),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 9},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+)
+
+
+def test_a_fallback_block_shows_the_model_switch_where_it_came(page, server):
+    """Issue 28, item 3: the final message's model is the fallback's (as the beta SDK says),
+    and the page says so where the switch came, before the text the other model wrote."""
+    open_capture(page, server, FALLBACK, "fallback")
+    play_to_end(page)
+    note = page.locator('[data-testid="block-note"][data-note="fallback"]')
+    assert note.count() == 1
+    assert note.text_content() == "model switched to claude-fb-1 (a fallback from m)"

@@ -43,6 +43,8 @@ def _block(kind: str, value: Any) -> View | None:
         if isinstance(value.get("tool_use_id"), str):
             found["result"] = {"for": {"id": value["tool_use_id"]}, "lines": result_lines(value)}
         return found
+    if kind == "fallback":
+        return _fallback(value)
     role = ROLES.get(kind)
     if role is None:
         return None
@@ -52,6 +54,20 @@ def _block(kind: str, value: Any) -> View | None:
     if kind == "compaction":
         found["text"] = value["content"] if isinstance(value.get("content"), str) else ""
     return found
+
+
+def _fallback(value: dict[str, Any]) -> View | None:
+    """A ``fallback`` block: another model serves what follows it, said where it came (the
+    final message's ``model`` becomes that one: docs/dialects.md)."""
+    to, came = value.get("to"), value.get("from")
+    model = to.get("model") if isinstance(to, dict) else None
+    if not isinstance(model, str):
+        return None
+    was = came.get("model") if isinstance(came, dict) else None
+    words = f"model switched to {model}" + (
+        f" (a fallback from {was})" if isinstance(was, str) else ""
+    )
+    return {"role": "note", "notes": [{"note": "fallback", "text": words}]}
 
 
 def result_lines(value: dict[str, Any]) -> list[dict[str, Any]]:
