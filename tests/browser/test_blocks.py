@@ -309,3 +309,39 @@ def test_a_fallback_block_shows_the_model_switch_where_it_came(page, server):
     note = page.locator('[data-testid="block-note"][data-note="fallback"]')
     assert note.count() == 1
     assert note.text_content() == "model switched to claude-fb-1 (a fallback from m)"
+
+
+IN_MESSAGE_START = sse(
+    [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_p",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-x",
+                    "content": [
+                        {"type": "tool_use", "id": "toolu_9", "name": "run_code", "input": {"n": 1}}
+                    ],
+                    "stop_reason": "tool_use",
+                    "usage": {"input_tokens": 5, "output_tokens": 3},
+                },
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+)
+
+
+def test_a_tool_call_sent_inside_message_start_is_drawn_as_its_card(page, server):
+    """Issue 28, item 2, in the page: programmatic tool calling's tool_use inside
+    message_start is a tool card with its arguments, and the stop reason is tool_use."""
+    open_capture(page, server, IN_MESSAGE_START, "inside message_start")
+    play_to_end(page)
+    card = page.get_by_test_id("tool-call")
+    assert card.count() == 1
+    assert card.get_by_test_id("tool-name").text_content() == "run_code"
+    assert '"n"' in card.text_content()
+    assert "tool_use" in page.get_by_test_id("finish-reason").text_content()
