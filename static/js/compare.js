@@ -15,6 +15,7 @@ import { Timeline } from "./timeline.js";
 import { Popover } from "./views/popover.js";
 import { parseSpeed, Transport } from "./views/transport.js";
 import { bindZoom } from "./zoom.js";
+import { helpDialog } from "./helpdialog.js";
 
 const root = document.getElementById("compare");
 const q = (id) => root.querySelector(`[data-testid="${id}"]`);
@@ -94,9 +95,9 @@ const transport = new Transport(root, pair, {
   whitespace: (on) => sides.forEach((side) => side.renderer.setGlyphs(on)),
   colors: (on) => sides.forEach((side) => side.streamsRoot.classList.toggle("no-colors", !on)),
   copyLink: copyLink,
-  help: (open) => (q("help-overlay").hidden = !open),
+  help: (open) => showHelp(open),
 });
-root.querySelector('[data-action="help-close"]').addEventListener("click", () => (q("help-overlay").hidden = true));
+const showHelp = helpDialog(q("help-overlay")); // takes focus, keeps Tab inside, gives it back
 pair.onChange(() => {
   root.dataset.state = pair.state;
   status.playerChanged(pair);

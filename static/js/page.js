@@ -18,6 +18,7 @@ import { Popover } from "./views/popover.js";
 import { RawView } from "./views/raw.js";
 import { Transport } from "./views/transport.js";
 import { bindZoom } from "./zoom.js";
+import { helpDialog } from "./helpdialog.js";
 
 /** `openLink(timeline, deliver, report)`: where the messages come from (the websocket, or an
  * exported player's own document: doclink.js). */
@@ -54,20 +55,8 @@ export function mountPlayer(root, { onMessage = () => {}, openLink = (...args) =
     copyLink: () => links.copy(),
     help: (open) => showHelp(open),
   });
-  // The help dialog takes focus (its Close button) and gives it back to where it was.
-  let helpReturn = null;
-  const showHelp = (open) => {
-    if (open === !help.hidden) return;
-    help.hidden = !open;
-    if (open) {
-      helpReturn = document.activeElement;
-      help.querySelector('[data-action="help-close"]').focus();
-    } else {
-      if (helpReturn?.isConnected && typeof helpReturn.focus === "function") helpReturn.focus({ preventScroll: true });
-      helpReturn = null;
-    }
-  };
-  root.querySelector('[data-action="help-close"]').addEventListener("click", () => showHelp(false));
+  // The help dialog takes focus, keeps Tab inside, and gives focus back (helpdialog.js).
+  const showHelp = helpDialog(help);
 
   const followRaw = () => {
     let last = renderer.rendered - 1;

@@ -438,3 +438,24 @@ def test_the_help_dialog_takes_focus_and_gives_it_back(page, server):
     page.keyboard.press("Escape")
     assert not page.get_by_test_id("help-overlay").is_visible()
     assert page.evaluate(ACTIVE)["testid"] == "player-play"
+
+
+def test_the_help_dialog_keeps_tab_inside_on_the_player_and_on_compare(page, server):
+    """Issue 28, item 13: while the ``?`` dialog is open, Tab and Shift+Tab stay in it (the
+    modal dialog pattern); compare's dialog takes focus and gives it back as the player's does."""
+    for path, start in (
+        ("/demos/plain-text", "player-play"),
+        ("/compare/demos/plain-text/demos/n3-choices", "player-play"),
+    ):
+        page.goto(server.url + path)
+        page.wait_for_selector('[data-testid="help-overlay"]', state="attached", timeout=15000)
+        page.get_by_test_id(start).focus()
+        page.keyboard.press("?")
+        assert page.get_by_test_id("help-overlay").is_visible(), path
+        assert page.evaluate(ACTIVE)["testid"] == "help-close", path
+        for key in ("Tab", "Shift+Tab", "Tab"):
+            page.keyboard.press(key)
+            assert page.evaluate(ACTIVE)["testid"] == "help-close", (path, key)
+        page.keyboard.press("Escape")
+        assert not page.get_by_test_id("help-overlay").is_visible()
+        assert page.evaluate(ACTIVE)["testid"] == start, path
