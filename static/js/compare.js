@@ -16,6 +16,7 @@ import { Popover } from "./views/popover.js";
 import { parseSpeed, Transport } from "./views/transport.js";
 import { bindZoom } from "./zoom.js";
 import { helpDialog } from "./helpdialog.js";
+import { counts } from "./messages.js";
 
 const root = document.getElementById("compare");
 const q = (id) => root.querySelector(`[data-testid="${id}"]`);
@@ -122,7 +123,7 @@ function loaded() {
   if (wanted.speed !== null) pair.setSpeed(parseSpeed(wanted.speed));
   if (wanted.t !== null) pair.seek(wanted.t * 1000);
   transport.update();
-  status.say(`Ready: ${sides.map((side) => `${side.name.toUpperCase()} ${side.timeline.length} events`).join(", ")}.`);
+  status.say(`Ready: ${sides.map((side) => `${side.name.toUpperCase()} ${counts(side.timeline)}`).join("; ")}.`);
   status.start(pair);
   root.dataset.loaded = "true";
   if (wanted.autoplay) pair.play();

@@ -178,7 +178,7 @@ export class PageMessages {
 
 /** The two counts, each named: raw events (what the raw view lists: SSE events, lines, frames)
  * and the timeline events read from them (docs/timeline.md), which differ. */
-function counts(timeline) {
+export function counts(timeline) {
   const raw = timeline.streams.reduce((sum, s) => sum + s.raw.t.length, 0);
   return `${raw} raw event${raw === 1 ? "" : "s"}, read as ${timeline.length} timeline event${timeline.length === 1 ? "" : "s"}`;
 }

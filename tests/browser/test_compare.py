@@ -6,6 +6,7 @@ with…" leads there from a player page."""
 from __future__ import annotations
 
 import json
+import re
 
 from app.captures import read_capture
 from app.demos import find
@@ -184,3 +185,18 @@ def test_compare_with_from_a_player_page(page, server):
         json.loads(page.locator("tr[data-metric='dialect']").get_attribute("data-a"))
         == "chat-completions"
     )
+
+
+def test_the_ready_line_names_both_counts_of_each_side(page, server):
+    """Issue 28, item 21 on compare: each side's raw events and the timeline events read from
+    them, each named (as the player's ready line), not one bare "events" count."""
+    page.goto(server.url + "/compare/demos/plain-text/demos/tool-calls-parallel")
+    wait_until(
+        page,
+        "document.querySelector('[data-testid=player-status]').textContent.startsWith('Ready')",
+    )
+    ready = page.get_by_test_id("player-status").text_content()
+    assert re.fullmatch(
+        r"Ready: A \d+ raw events, read as \d+ timeline events; B \d+ raw events, read as \d+ timeline events\.",
+        ready,
+    ), ready
