@@ -24,6 +24,7 @@ export class Selection {
     this.rawView = rawView;
     this.span = null;
     this.current = new WeakMap(); // text area -> its current token (the one arrows move from)
+    this.pointing = false; // a pointer is down: the focus it gives is not the keyboard's
     this._listen();
   }
 
@@ -91,9 +92,15 @@ export class Selection {
       const span = event.target.closest(".tok");
       if (span) this.select(span);
     });
+    // A pointer (a click, a tap) focuses the text on its way to the token it selects: only a
+    // focus that came from the keyboard (Tab) moves on to the text's current token.
+    root.addEventListener("pointerdown", () => {
+      this.pointing = true;
+    });
+    document.addEventListener("pointerup", () => setTimeout(() => (this.pointing = false), 0));
     root.addEventListener("focusin", (event) => {
       const area = event.target.matches?.(AREAS) ? event.target : null;
-      if (!area) return;
+      if (!area || this.pointing) return;
       // Tab reached the text: on to its current token (Shift+Tab from a token leaves: _key).
       const token = this._currentOf(area);
       if (token) this._rove(area, token);
