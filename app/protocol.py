@@ -181,14 +181,16 @@ SERVER_SHAPES: dict[str, type[msgspec.Struct]] = {
 SERVER_MESSAGES: tuple[str, ...] = tuple(SERVER_SHAPES)
 
 
-def _names(shape: type[msgspec.Struct]) -> tuple[frozenset[str], frozenset[str]]:
-    """A shape's field names, and those it requires (no default)."""
+def _fields(shape: type[msgspec.Struct]) -> tuple[msgspec.inspect.Field, ...]:
     info = msgspec.inspect.type_info(shape)
     assert isinstance(info, msgspec.inspect.StructType)
-    return (
-        frozenset(f.name for f in info.fields),
-        frozenset(f.name for f in info.fields if f.required),
-    )
+    return info.fields
+
+
+def _names(shape: type[msgspec.Struct]) -> tuple[frozenset[str], frozenset[str]]:
+    """A shape's field names, and those it requires (no default)."""
+    fields = _fields(shape)
+    return frozenset(f.name for f in fields), frozenset(f.name for f in fields if f.required)
 
 
 _FIELD_NAMES = {name: _names(shape) for name, shape in SERVER_SHAPES.items()}
@@ -197,10 +199,8 @@ _FIELD_NAMES = {name: _names(shape) for name, shape in SERVER_SHAPES.items()}
 def field_rows(shape: type[msgspec.Struct]) -> list[str]:
     """A shape's fields as the rows of a Markdown table (docs/protocol.md): name, JSON type,
     whether it is always there."""
-    info = msgspec.inspect.type_info(shape)
-    assert isinstance(info, msgspec.inspect.StructType)
     rows = ["| field | type | always |", "|---|---|---|"]
-    for f in info.fields:
+    for f in _fields(shape):
         rows.append(f"| `{f.name}` | {_type_name(f.type)} | {'yes' if f.required else 'no'} |")
     return rows
 

@@ -15,13 +15,20 @@ from .live_server import LiveServer, free_port
 pytestmark = pytest.mark.integration  # starts real servers on loopback
 
 
-def record(base_url: str, model: str, out) -> subprocess.CompletedProcess:
+def record_command(base_url: str, model: str, out, *extra: str) -> list[str]:
     options = ["--base-url", base_url, "--model", model, "--prompt", "Hi", "-o", str(out)]
+    return [sys.executable, "-m", "app.cli", "record", *options, *extra]
+
+
+def record(
+    base_url: str, model: str, out, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "app.cli", "record", *options],
+        record_command(base_url, model, out, *extra),
         capture_output=True,
         text=True,
         timeout=60,
+        env=env,
     )
 
 
@@ -76,9 +83,8 @@ def _interrupted_record(base_url: str, model: str, out, signum: int, after_outpu
     import os
     import time
 
-    options = ["--base-url", base_url, "--model", model, "--prompt", "Hi", "-o", str(out)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "record", *options],
+        record_command(base_url, model, out),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -139,12 +145,12 @@ def test_record_says_what_it_removed_before_writing(fake, tmp_path):
 
     key = "sk-recordcanary0123456789abcdefghij"
     out = tmp_path / "run.timed.jsonl"
-    options = ["--base-url", fake.url, "--model", "echo-split", "--prompt", "Hi", "-o", str(out)]
-    result = subprocess.run(
-        [sys.executable, "-m", "app.cli", "record", *options, "--api-key-env", "RECORD_KEY"],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    result = record(
+        fake.url,
+        "echo-split",
+        out,
+        "--api-key-env",
+        "RECORD_KEY",
         env={**os.environ, "RECORD_KEY": key},
     )
     assert key.encode() not in out.read_bytes() and b"[redacted" in out.read_bytes()

@@ -12,7 +12,7 @@ from axe_playwright_python.sync_playwright import Axe
 
 from ..helpers import corpus
 from ..proxy_helpers import proxy_server
-from ..test_api import upload
+from .test_blocks import open_capture
 from .test_player import open_demo, play_to_end
 from .test_proxy_page import app_call
 from .test_rooms import present_from
@@ -48,10 +48,7 @@ def test_player_on_a_demo_at_its_start_and_at_its_end_with_logprobs_open(page, s
 
 
 def test_player_on_an_upload(page, server):
-    status, answer = upload(server, corpus("openai-gpt4o-tool-parallel.sse"), title="a11y")
-    assert status == 201
-    page.goto(answer["url"])
-    loaded(page)
+    open_capture(page, server, corpus("openai-gpt4o-tool-parallel.sse"), "a11y")
     play_to_end(page)
     assert violations(page) == []
 
