@@ -131,8 +131,9 @@ export class Selection {
     if (event.key === "Tab") {
       if (event.shiftKey) {
         // Past the text, not back onto it: it is not a Tab stop until focus has left.
+        // A Tab stop again once the focus has gone (the move's target is chosen by then).
         area.tabIndex = -1;
-        setTimeout(() => (area.tabIndex = 0), 0);
+        area.addEventListener("focusout", () => (area.tabIndex = 0), { once: true });
       }
       return;
     }
