@@ -158,6 +158,10 @@ class PayloadInterpreter:
             raw,
         )
 
+    def sight(self, raw: RawEvent | None, fact: str, value: Any = None) -> None:
+        """Note a wire fact the timeline does not keep, for the rules (sightings.py)."""
+        self.stream.sightings.note(fact, raw.index if raw is not None else None, value)
+
     def other(self, raw: RawEvent, value: Any) -> None:
         """A payload this dialect does not read: classified and kept, never dropped. When
         another dialect would read it, the stream mixes dialects: said once per payload."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .events import Diagnostic, Event, RawEvent
+from .sightings import Sightings
 
 if TYPE_CHECKING:  # the record is given by the registry, which imports this module
     from .dialects.base import Dialect
@@ -95,6 +96,11 @@ class Stream:
     end_error: str | None = None
     response_timing: ResponseTiming | None = None
     synthesized: bool = False
+    # The response's media type where the capture says it (curl -v, HAR, a timed capture, a
+    # live run); None when the capture has only the body.
+    content_type: str | None = None
+    # What the reading saw that the timeline does not keep, for the rules (sightings.py).
+    sightings: Sightings = field(default_factory=Sightings)
     _codes: Counter[str] = field(default_factory=Counter)
 
     @property

@@ -1,0 +1,89 @@
+"""What the rules read of one stream, each part computed once and only when a rule asks.
+
+A rule must not walk a long stream itself: 45 rules each walking 100,000 chunks would cost
+more than reading them. The parts here are cheap: the timeline folded (every run of text
+deltas as one event, summary.py), the wire facts the reading noted (sightings.py), the
+reading's diagnostics by code, the request's parameters when it is known, and the metrics.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import cached_property
+from typing import Any, TypeVar
+
+from ..events import Diagnostic, Event
+from ..metrics import DEFAULT_STALL_MS, Metrics, compute
+from ..sightings import Sightings
+from ..stream import Stream
+from ..summary import Folded, fold
+from .request import RequestParams, request_params
+
+E = TypeVar("E", bound=Event)
+
+
+class Evidence:
+    """One stream as the rules see it. ``timeline`` is the stream folded with its logprobs,
+    when the caller folded it already (``inspect`` does, for the summary)."""
+
+    def __init__(
+        self,
+        stream: Stream,
+        *,
+        stall_ms: float = DEFAULT_STALL_MS,
+        timeline: Folded | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.stream = stream
+        self.dialect = stream.dialect_name
+        self.stall_ms = stall_ms
+        self._timeline = timeline
+        self._metrics = metrics
+        self._of: dict[type, list[Any]] = {}
+
+    @property
+    def sightings(self) -> Sightings:
+        return self.stream.sightings
+
+    @cached_property
+    def folded(self) -> Folded:
+        return self._timeline if self._timeline is not None else fold(self.stream)
+
+    def of(self, kind: type[E]) -> list[E]:
+        """The events of one kind, in order (text deltas folded into runs)."""
+        found = self._of.get(kind)
+        if found is None:
+            folded = self.folded
+            if any(issubclass(t, kind) for t in folded.present):
+                found = [e for e in folded.runs if isinstance(e, kind)]
+            else:
+                found = []
+            self._of[kind] = found
+        return found
+
+    def has(self, kind: type[Event]) -> bool:
+        return any(issubclass(t, kind) for t in self.folded.present)
+
+    @cached_property
+    def _diagnostics(self) -> dict[str, list[Diagnostic]]:
+        by_code: dict[str, list[Diagnostic]] = defaultdict(list)
+        for diagnostic in self.of(Diagnostic):
+            by_code[diagnostic.code].append(diagnostic)
+        return by_code
+
+    def diagnostics(self, code: str) -> list[Diagnostic]:
+        return self._diagnostics.get(code, [])
+
+    @cached_property
+    def request(self) -> RequestParams | None:
+        return request_params(self.stream.request)
+
+    @property
+    def metrics(self) -> Metrics:
+        if self._metrics is None:
+            self._metrics = compute(self.stream, self.stall_ms)
+        return self._metrics
+
+    @property
+    def events_with_output(self) -> int:
+        return sum(1 for raw in self.stream.raw if raw.choices)
