@@ -27,7 +27,7 @@ def applies(rule: Rule, evidence: Evidence) -> bool:
 
 def judge(evidence: Evidence, rules: Iterable[Rule]) -> list[Finding]:
     findings = [
-        _placed(evidence.stream, rule, hit.message, hit.raw, hit.count)
+        _placed(evidence.stream, rule, hit.message, hit.raw, hit.times)
         for rule in rules
         if applies(rule, evidence)
         for hit in rule.check(evidence)

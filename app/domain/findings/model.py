@@ -25,16 +25,16 @@ SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")  # least to most
 
 def rank(severity: str) -> int:
     """0 for info, 1 for warning, 2 for error."""
-    return SEVERITIES.index(severity)  # type: ignore[arg-type]
+    return ("info", "warning", "error").index(severity)
 
 
 class Hit(NamedTuple):
     """One place a stream breaks a rule: what exactly, the raw event to show (None for the
-    stream as a whole), and how many times when one hit stands for several."""
+    stream as a whole), and how many ``times`` when one hit stands for several."""
 
     message: str
     raw: int | None = None
-    count: int = 1
+    times: int = 1
 
 
 Check = Callable[["Evidence"], Iterable[Hit]]
