@@ -17,7 +17,7 @@ from ...events import (
     ToolCallStart,
 )
 from ...sent import sent_items
-from .toolcalls import ChoiceToolCalls
+from .toolcalls import ChoiceToolCalls, Routed, ToolCallState
 
 if TYPE_CHECKING:
     from .interpreter import ChatInterpreter
@@ -35,6 +35,9 @@ KNOWN_CHOICE_KEYS = frozenset({"index", "delta", "message", "logprobs", "finish_
 KNOWN_DELTA_KEYS = frozenset(
     {"role", "content", "refusal", "tool_calls", "reasoning_content", "reasoning"}
 )
+# Notes of the tool-call router that are wire facts for the rules (docs/rules.md), not
+# problems of reading: sighted, not said as diagnostics.
+SIGHTED_NOTES = frozenset({"tool_args_not_string"})
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 _UNSET = object()
 
@@ -152,10 +155,15 @@ class ChoiceReader:
             if not isinstance(fragment, dict):
                 self._it.note(raw, "tool_call_not_object", "error", "a tool call is not an object")
                 continue
+            reused = self.tools.holder(fragment)
             routed = self.tools.route(fragment)
             for code, message in routed.notes:
-                self._it.note(raw, code, "warning", message)
+                if code in SIGHTED_NOTES:
+                    self._it.sight(raw, code, message)
+                else:
+                    self._it.note(raw, code, "warning", message)
             state = routed.state
+            self._sight_fragment(raw, fragment, routed, reused)
             if routed.started or routed.identity_changed:
                 start = ToolCallStart(
                     choice=self.index,
@@ -171,6 +179,27 @@ class ChoiceReader:
                 self._it.add(
                     ToolCallArgs(choice=self.index, call=state.call, text=routed.arguments), raw
                 )
+
+    def _sight_fragment(
+        self, raw: RawEvent, fragment: dict[str, Any], routed: Routed, holder: ToolCallState | None
+    ) -> None:
+        """What the tool-call rules judge of one fragment (docs/rules.md): an index left out,
+        an id or name sent again on a fragment that continues its call, an index that another
+        call held."""
+        state = routed.state
+        if fragment.get("index") is None:
+            self._it.sight(raw, "tool_index_missing", state.call)
+        if routed.started:
+            if holder is not None and holder is not state:
+                fact = "tool_index_reused" if state.name else "tool_id_changed"
+                self._it.sight(raw, fact, (fragment.get("index"), holder.id, state.id))
+            return
+        if fragment.get("id") and fragment.get("id") == state.id and not routed.identity_changed:
+            self._it.sight(raw, "tool_id_repeated", state.id)
+        function = fragment.get("function")
+        name = function.get("name") if isinstance(function, dict) else None
+        if name and name == state.name and not routed.identity_changed:
+            self._it.sight(raw, "tool_name_repeated", name)
 
     # ------------------------------------------------------------------ logprobs, extras
     def _logprobs(self, raw: RawEvent, logprobs: Any, position: int) -> None:

@@ -79,6 +79,11 @@ class ChoiceToolCalls:
             current.parts.append(arguments)
         return Routed(current, started, identity_changed, arguments, notes)
 
+    def holder(self, fragment: dict[str, Any]) -> ToolCallState | None:
+        """The call that holds the fragment's index, if it has one (before routing it)."""
+        index = fragment.get("index")
+        return self._by_index.get(index) if type(index) is int else None
+
     def _find(
         self, index: int | None, call_id: str | None, name: str | None
     ) -> ToolCallState | None:
