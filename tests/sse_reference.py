@@ -19,6 +19,7 @@ FIELDS = (b"data", b"event", b"id", b"retry")
 class Decoded:
     events: list[tuple[bytes, str | None, str | None]] = field(default_factory=list)
     comments: list[str] = field(default_factory=list)
+    fields_only: int = 0  # events of event/id/retry fields and no data (blank-line ended)
 
 
 def reference_decode(data: bytes) -> Decoded:
@@ -32,11 +33,14 @@ def reference_decode(data: bytes) -> Decoded:
     data_lines: list[bytes] | None = None
     event: str | None = None
     last_id: str | None = None
+    meta = False
     for line in lines:
         if line == b"":
             if data_lines is not None:
                 out.events.append((b"\n".join(data_lines), event, last_id))
-            data_lines, event = None, None
+            elif meta:
+                out.fields_only += 1
+            data_lines, event, meta = None, None, False
             continue
         if line.startswith(b":"):
             text = line[1:]
@@ -48,6 +52,7 @@ def reference_decode(data: bytes) -> Decoded:
         if colon and value.startswith(b" "):
             value = value[1:]
         name = name.strip() if name.strip() in FIELDS else name
+        meta = meta or name in (b"event", b"id", b"retry")
         if name == b"data":
             data_lines = [*(data_lines or []), value]
         elif name == b"event":
@@ -72,6 +77,8 @@ def incremental_decode(pieces: list[bytes]) -> Decoded:
     for item in items:
         if item.data is not None:
             out.events.append((item.data, item.raw.event, item.raw.id))
+        elif item.raw.kind == "other":
+            out.fields_only += 1
         else:
             out.comments.append(item.comment or "")
     return out

@@ -10,6 +10,7 @@ import pytest
 
 from app.captures import Limits, read_capture
 from app.domain.dialects.chat.assemble import assemble, plain
+from app.domain.rules import find
 
 from .helpers import feed_pieces
 
@@ -63,9 +64,13 @@ def test_truncated_last_event():
     assert content(capture.streams[0]) == "ok"
 
 
-def test_missing_done():
+def test_missing_done_is_a_finding_not_a_diagnostic():
     capture = read_capture(GOOD)
-    assert diag(capture, "missing_done").severity == "info"
+    assert "missing_done" not in {d.code for d in capture.all_diagnostics}
+    assert "stream-truncated" in {f.rule for f in find(capture.streams[0])}  # no finish either
+    finished = GOOD + b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
+    rules = {f.rule for f in find(read_capture(finished).streams[0])}
+    assert "done-missing" in rules and "stream-truncated" not in rules
 
 
 def test_data_after_done_in_one_response():

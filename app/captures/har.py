@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
+from ..domain.findings.request import params_of
 from ..domain.jsontext import decode_document
 from ..domain.shapes import as_object
 from ..domain.stream import ResponseTiming, Source, Stream
@@ -57,6 +58,7 @@ def read_har(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
         for stream in found:
             stream.index = len(streams)
             stream.request = _request_summary(request)
+            stream.content_type = stream_mime(as_object(entry.get("response"))) or None
             stream.response_timing = timing
             if timing is not None:
                 _replay_times(stream, timing)
@@ -196,4 +198,5 @@ def _request_summary(request: dict[str, Any]) -> dict[str, Any]:
             body = None
         if isinstance(body, dict):
             summary["model"] = body.get("model")
+            summary["params"] = params_of(body)
     return summary

@@ -44,8 +44,13 @@ def read_curl(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     body = data[pos:]
     origin = f"HTTP {status}" if status else "capture"
     if b"json" in content_type and not body.lstrip().startswith(b"data:"):
-        return read_json_body(Source(data), body, limits, origin=origin, line=line, byte=pos)
-    return read_sse_body(Source(data), body, limits, origin=origin, line=line, byte=pos)
+        streams = read_json_body(Source(data), body, limits, origin=origin, line=line, byte=pos)
+    else:
+        streams = read_sse_body(Source(data), body, limits, origin=origin, line=line, byte=pos)
+    if content_type:
+        for stream in streams:
+            stream.content_type = content_type.decode("latin-1")
+    return streams
 
 
 def http_head(data: bytes) -> tuple[int, int | None, bytes] | None:

@@ -244,6 +244,7 @@ def read_timed(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     for stream in streams:
         stream.synthesized = synthesized and stream.timed
         stream.request = header.get("request") if isinstance(header.get("request"), dict) else None
+        stream.content_type = records.content_type
         stream.end_reason = end.get("reason") if isinstance(end.get("reason"), str) else None
         stream.end_error = end.get("error") if isinstance(end.get("error"), str) else None
     if records.end is None:

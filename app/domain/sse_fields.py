@@ -67,6 +67,7 @@ class FieldDecoder:
         self._names: dict[bytes, str] = {}  # event names decoded so far, by their whole line
         self._window = FIRST_WINDOW  # events looked at for a run of data events (``lines``)
         self._last: RawEvent | None = None
+        self._meta = False
         self._reset_event()
 
     # ------------------------------------------------------- what the splitter calls
@@ -202,6 +203,8 @@ class FieldDecoder:
         if not line:
             if self._data is not None:
                 self._dispatch(t, out)
+            elif self._meta:
+                self._fields_only(t, out)
             else:
                 self._reset_event()
             self._release(out)
@@ -219,11 +222,15 @@ class FieldDecoder:
             else:
                 self._data.append(value)
         elif name == b"event":
+            self._meta = True
             self._event = self._text(value, start + len(line) - len(value))
         elif name == b"id":
+            self._meta = True
             if b"\x00" not in value:
                 self.last_event_id = self._text(value, start + len(line) - len(value))
-        elif name != b"retry":
+        elif name == b"retry":
+            self._meta = True
+        else:
             self.note(
                 "unknown_field",
                 "info",
@@ -276,6 +283,18 @@ class FieldDecoder:
         out.append(SSEItem(raw, data=payload, data_offset=self._data_offset))
         self._reset_event()
 
+    def _fields_only(self, t: float | None, out: list[SSEItem]) -> None:
+        """An event of ``event:``, ``id:`` or ``retry:`` lines and no data: the spec dispatches
+        nothing, but some clients do (docs/rules.md, ``meta-only-event``). Kept as a raw event
+        of kind "other", with neither data nor a comment."""
+        raw = RawEvent(
+            -1, self._ev_line, self._ev_byte, self.byte, t, "other", self._event, self.last_event_id
+        )
+        self._last = raw
+        self.emitted += 1
+        out.append(SSEItem(raw))
+        self._reset_event()
+
     def _release(self, out: list[SSEItem]) -> None:
         """Comments held while an event was pending come after it."""
         if self._held:
@@ -284,6 +303,7 @@ class FieldDecoder:
             self._held = []
 
     def _reset_event(self) -> None:
+        self._meta = False  # an event, id or retry field since the last dispatch
         self._data = None
         self._data_offset = 0
         self._event = None

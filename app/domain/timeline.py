@@ -201,8 +201,12 @@ class TimelineBuilder:
                 self.data(part, line, part.byte)
 
     def comment(self, raw: RawEvent, text: str) -> None:
+        """A comment line, or (a raw event of kind "other") an event of fields without data."""
         if self._place(raw):
-            self.interpreter.comment(raw, text)
+            if raw.kind == "other":
+                self.interpreter.sight(raw, "meta_only_event", raw.line)
+            else:
+                self.interpreter.comment(raw, text)
 
     def note(self, raw: RawEvent, code: str, severity: str, message: str) -> None:
         """A raw item that is neither data nor comment (an elision line, prose) and why."""

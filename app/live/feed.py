@@ -30,6 +30,7 @@ class TimedFeed:
         return self.builder.stream
 
     def respond(self, content_type: str | None) -> None:
+        self.stream.content_type = content_type
         self.feeder = BodyFeeder(self.builder, content_type)
 
     def read(self, t: float, data: bytes) -> None:

@@ -47,3 +47,38 @@ def chunk(
     }
     value.update(top)
     return value
+
+
+def timed(
+    body: bytes,
+    request: dict | None = None,
+    content_type: str = "text/event-stream",
+    times: list[float] | None = None,
+) -> bytes:
+    """A timed capture (docs/capture-format.md) of ``body``, one read per SSE event (at
+    ``times``, else 10 ms apart), with ``request`` in its header."""
+    header = {
+        "type": "header",
+        "format": "streamscope.timed",
+        "version": 1,
+        "source": {"kind": "live"},
+        "request": request or {},
+        "response": {},
+    }
+    records = [header, {"type": "response", "t": 1.0, "status": 200, "content_type": content_type}]
+    events = [e + b"\n\n" for e in body.split(b"\n\n") if e]
+    for i, event in enumerate(events):
+        t = times[i] if times is not None else 10.0 * (i + 1)
+        records.append({"type": "read", "t": t, "text": event.decode()})
+    records.append(
+        {"type": "end", "t": (times[-1] if times else 10.0 * len(events)) + 1, "reason": "done"}
+    )
+    return b"".join(orjson.dumps(r) + b"\n" for r in records)
+
+
+def usage(prompt: int = 3, completion: int = 2, total: int | None = None) -> dict:
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion if total is None else total,
+    }

@@ -89,6 +89,8 @@ class ChoiceReader:
 
     # ------------------------------------------------------------------ delta
     def _delta(self, raw: RawEvent, delta: dict[str, Any]) -> None:
+        if "role" in delta:
+            self._it.sight(raw, "role", (self.index, delta["role"]))
         for field in REASONING_FIELDS:
             text = delta.get(field)
             if text and isinstance(text, str):
@@ -206,6 +208,8 @@ class ChoiceReader:
         if not isinstance(logprobs, dict):
             self._it.note(raw, "logprobs_shape", "warning", "logprobs is not an object; ignored")
             return
+        if "tokens" in logprobs or "token_logprobs" in logprobs:
+            self._it.sight(raw, "logprobs_completions_shape", sorted(logprobs))
         for field in ("content", "refusal"):
             entries = logprobs.get(field)
             if entries:

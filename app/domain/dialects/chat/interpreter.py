@@ -21,6 +21,7 @@ from .assemble import assemble
 from .chunks import ChoiceReader
 from .fast import read_fast
 from .run import read_run
+from .sighted import sight_chunk, sight_id
 from .toolcalls import ChoiceToolCalls
 
 KNOWN_CHUNK_KEYS = frozenset(
@@ -44,7 +45,6 @@ class ChatInterpreter(PayloadInterpreter):
         self._usage: Any = None
         self.first_id: str | None = None
         self.with_logprobs = False  # which way the fast path reads this stream's chunks
-        self._id_changes = 0
 
     def not_ours(self) -> str:
         return CHAT_CHUNK
@@ -77,21 +77,13 @@ class ChatInterpreter(PayloadInterpreter):
         for _, reader in sorted(self.choices.items()):
             reader.end(None)
         if not self.done and not self.errored and self.choices:
-            self.note(None, "missing_done", "info", "the stream ended without data: [DONE]")
+            self.sight(None, "done_missing")
         if not self.choices and not self.meta and any(r.kind == "event" for r in self.stream.raw):
             self.note(
                 None,
                 "no_chunks",
                 "warning",
                 "no chat completion chunk in this stream: nothing to assemble (see its payloads)",
-            )
-        if self._id_changes:
-            self.note(
-                None,
-                "id_changed",
-                "info",
-                f"the chunk id changed {self._id_changes} times (first {self.first_id!r}): "
-                "several responses in one stream, or a server that numbers chunks",
             )
 
     def end_calls(self, choice: int, tools: ChoiceToolCalls, raw: RawEvent | None) -> None:
@@ -123,6 +115,7 @@ class ChatInterpreter(PayloadInterpreter):
 
     def _chunk(self, raw: RawEvent, chunk: dict[str, Any], extras: bool) -> None:
         self._check_meta(raw, chunk)
+        sight_chunk(self, raw, chunk)
         if extras and not KNOWN_CHUNK_KEYS.issuperset(chunk):
             self._chunk_extras(raw, chunk)
         usage = chunk.get("usage")
@@ -155,6 +148,7 @@ class ChatInterpreter(PayloadInterpreter):
         reader = self.choices.get(index)
         if reader is None:
             reader = self.choices[index] = ChoiceReader(index, self)
+            self.sight(raw, "choice_new", index)
         reader.read(raw, choice, position)
 
     def _check_meta(self, raw: RawEvent, chunk: dict[str, Any]) -> None:
@@ -163,7 +157,7 @@ class ChatInterpreter(PayloadInterpreter):
             if self.first_id is None:
                 self.first_id = chunk_id
             elif chunk_id != self.meta.get("id"):
-                self._id_changes += 1
+                sight_id(self, raw, self.meta.get("id"), chunk_id)
         meta = self.meta
         if not meta:
             fields = {k: chunk[k] for k in META_KEYS if chunk.get(k) not in (None, "")}

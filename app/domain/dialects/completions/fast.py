@@ -48,8 +48,11 @@ def _read(it: CompletionsInterpreter, raw: RawEvent, chunk: _Chunk) -> bool:
     ):
         return False
     choices = chunk.choices
-    if not choices or (choices[0].index < 0 if len(choices) == 1 else _any_negative(choices)):
-        return False
+    seen = it.seen
+    if not choices or (
+        choices[0].index not in seen if len(choices) == 1 else _any_unseen(choices, seen)
+    ):
+        return False  # a choice seen for the first time (or an invalid index): the full way
     it.chunks += 1
     raw.choices = True
     events = it.stream.events  # it.add, written out: this runs per chunk
@@ -64,8 +67,8 @@ def _read(it: CompletionsInterpreter, raw: RawEvent, chunk: _Chunk) -> bool:
     return True
 
 
-def _any_negative(choices: list[_Choice]) -> bool:
-    return any(choice.index < 0 for choice in choices)
+def _any_unseen(choices: list[_Choice], seen: set[int]) -> bool:
+    return any(choice.index not in seen for choice in choices)
 
 
 decode = msgspec.json.Decoder(_Chunk).decode

@@ -22,6 +22,7 @@ from ...fastpath import Item
 from ...interpret import PayloadInterpreter
 from ...stream import Stream
 from ..base import NAMED, SPECIFIC, Dialect, Sniffed, UsageFields, int_or_none
+from ..chat.sighted import sight_chunk, sight_id
 from . import labels
 from .fast import FAST
 from .logprobs import entries, is_old_shape, rebuild
@@ -47,6 +48,7 @@ class CompletionsInterpreter(PayloadInterpreter):
         self._extras: dict[str, Any] = {}
         self._choice_extras: dict[int, dict[str, Any]] = {}
         self._finish: dict[int, str] = {}
+        self.seen: set[int] = set()  # choice indices read so far (the fast path reads only these)
         self._usage: Any = None
         self.chunks = 0
 
@@ -64,10 +66,14 @@ class CompletionsInterpreter(PayloadInterpreter):
 
     def close(self) -> None:
         if self.chunks and not self.done and not self.errored:
-            self.note(None, "missing_done", "info", "the stream ended without data: [DONE]")
+            self.sight(None, "done_missing")
 
     def _chunk(self, raw: RawEvent, chunk: dict[str, Any]) -> None:
         self.chunks += 1
+        sight_chunk(self, raw, chunk)
+        chunk_id = chunk.get("id")
+        if chunk_id and self.meta.get("id") and chunk_id != self.meta["id"]:
+            sight_id(self, raw, self.meta["id"], chunk_id)
         changed = {k: chunk[k] for k in META_KEYS if chunk.get(k) not in (None, "")}
         changed = {k: v for k, v in changed.items() if self.meta.get(k) != v}
         if changed and (self.meta or "id" in changed or "model" in changed):
@@ -102,6 +108,9 @@ class CompletionsInterpreter(PayloadInterpreter):
             message = f"choice index {choice.get('index')!r} is not valid"
             self.note(raw, "choice_index_invalid", "error", message)
             return
+        if index not in self.seen:
+            self.seen.add(index)
+            self.sight(raw, "choice_new", index)
         text = choice.get("text")
         if isinstance(text, str) and text:
             raw.output = True
@@ -116,6 +125,8 @@ class CompletionsInterpreter(PayloadInterpreter):
             if fields:
                 self.add(Extra(scope="choice", choice=index, fields=fields), raw)
         reason = choice.get("finish_reason")
+        if reason is not None and index in self._finish:
+            self.sight(raw, "finish_again", (index, reason))
         if reason is not None and self._finish.get(index) != reason:
             self._finish[index] = str(reason)
             self.add(Finish(choice=index, reason=str(reason)), raw)

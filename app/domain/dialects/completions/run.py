@@ -46,6 +46,7 @@ def _common_run(
     known, events = it.meta.get, it.stream.events
     kind, name, created = known("object"), known("id"), known("created")
     model, fingerprint = known("model"), known("system_fingerprint")
+    seen = it.seen
     while i < stop:
         item = items[i]
         data = item.data
@@ -64,7 +65,7 @@ def _common_run(
         choices = chunk.choices
         if (  # completions/fast.py _read's checks, written out: this runs per chunk
             len(choices) != 1
-            or choices[0].index < 0
+            or choices[0].index not in seen
             or chunk.object != kind
             or (chunk.id and chunk.id != name)
             or (chunk.created is not None and chunk.created != created)

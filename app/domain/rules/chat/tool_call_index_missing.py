@@ -6,15 +6,16 @@ from collections.abc import Iterator
 
 from ...findings.evidence import Evidence
 from ...findings.model import Hit, Rule
+from ..common import sighted, times
 from .family import CHAT_FAMILY
 
 
 def check(evidence: Evidence) -> Iterator[Hit]:
-    sightings = evidence.sightings
-    first = sightings.first("tool_index_missing")
-    if first is not None:
-        count = sightings.count("tool_index_missing")
-        yield Hit(f"{count} tool-call fragment(s) without an index", first.raw, count)
+    return sighted(
+        evidence,
+        "tool_index_missing",
+        lambda n, _: times(n, "a tool-call fragment came without an index"),
+    )
 
 
 RULE = Rule(
@@ -23,11 +24,11 @@ RULE = Rule(
     severity="error",
     title="tool-call fragment without index",
     what="A `tool_calls` fragment in a delta has no `index` (or `index: null`).",
-    why="The spec gives every fragment the index of the call it belongs to; clients merge "
-    "fragments by it. Without it a client cannot tell a new call from the rest of the last one.",
+    why="The spec gives every fragment the index of the call it belongs to and clients merge "
+    "fragments by it: without one a client cannot tell a new call from the rest of the last.",
     breaks=(
-        "openai-python `ChatCompletionStreamState` / `chat.completions.stream` (TypeError or "
-        "KeyError on a missing index)",
+        "openai-python `ChatCompletionStreamState` / `chat.completions.stream`: RuntimeError "
+        "'Expected list delta entry to have an `index` key' (TypeError on `index: null`)",
         "OpenLLMetry's OpenAI instrumentation (crash)",
         "logfire",
     ),
