@@ -3,7 +3,9 @@
 from tests.rules.kit import findings, rules_of, sse
 
 
-def start(id: str = "msg_1", input_tokens: int = 5, output_tokens: int = 1) -> dict:
+def start(
+    id: str = "msg_1", input_tokens: int = 5, output_tokens: int = 1, **usage: object
+) -> dict:
     return {
         "type": "message_start",
         "message": {
@@ -12,7 +14,7 @@ def start(id: str = "msg_1", input_tokens: int = 5, output_tokens: int = 1) -> d
             "role": "assistant",
             "model": "m",
             "content": [],
-            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens, **usage},
         },
     }
 
@@ -37,7 +39,7 @@ def stop(index: int = 0) -> dict:
     return {"type": "content_block_stop", "index": index}
 
 
-def delta(output_tokens: int, **usage: int) -> dict:
+def delta(output_tokens: int, **usage: object) -> dict:
     return {
         "type": "message_delta",
         "delta": {"stop_reason": "end_turn", "stop_sequence": None},
@@ -138,4 +140,20 @@ def test_usage_not_cumulative_near_miss_cumulative_counts():
         END,
         done=False,
     )
+    assert "usage-not-cumulative" not in rules_of(body)
+
+
+def test_usage_not_cumulative_near_miss_compaction_iterations():
+    """With compaction the API's top-level counts are the last iteration's (a real capture,
+    tests/captures/dialects/anthropic-claude-sonnet-4-6-compaction.sse)."""
+    iterations = [
+        {"type": "compaction", "input_tokens": 100, "output_tokens": 83},
+        {"type": "message", "input_tokens": 181, "output_tokens": 8},
+    ]
+    body = sse(
+        start(input_tokens=100, output_tokens=7, cache_read_input_tokens=55096),
+        block(), text("Hi"), stop(),
+        delta(8, input_tokens=181, cache_read_input_tokens=0, iterations=iterations), END,
+        done=False,
+    )  # fmt: skip
     assert "usage-not-cumulative" not in rules_of(body)
