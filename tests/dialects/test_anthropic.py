@@ -263,6 +263,7 @@ def test_a_message_start_inside_an_open_message_starts_a_new_stream_and_says_so(
     at = data.index(f"event: message_start\ndata: {second}".encode())  # the event's first line
     line = data[:at].count(b"\n") + 1
     assert spliced.severity == "warning" and f"(line {line})" in spliced.message
+    assert spliced.raw == len(first.raw) - 1  # at the cut message's last event
     assert "'msg_1'" in spliced.message and "'msg_2'" in spliced.message
     assert find(then) == []
     (opened,) = [d for d in then.diagnostics if d.code == "new_stream_after_done"]

@@ -148,7 +148,10 @@ class AnthropicInterpreter(PayloadInterpreter):
             f"(line {raw.line}): message {self._id!r} was spliced"
         )
         if self.may_split:
-            self.sight(None, "spliced_message", message + "; read as a new stream")
+            # Seen at the cut message's last event: this one leaves the stream (hand_back).
+            kept = self.stream.raw
+            last = kept[-2] if len(kept) > 1 and kept[-1] is raw else None
+            self.sight(last, "spliced_message", message + "; read as a new stream")
             self.hand_back(f"message {self._id!r}, spliced")
             self._cut = True
             return True
