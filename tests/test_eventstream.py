@@ -339,10 +339,8 @@ def test_a_damaged_file_keeps_what_came_before_the_damage():
     capture = read_capture(flip(TOOL_USE, third + 1))
     (stream,) = capture.streams
     assert len(stream.raw) == 2
-    assert [(d.code, d.byte) for d in stream.diagnostics] == [
-        ("eventstream_prelude_crc", third),
-        ("missing_message_stop", None),
-    ]
+    assert [(d.code, d.byte) for d in stream.diagnostics] == [("eventstream_prelude_crc", third)]
+    assert stream.sightings.first("final_missing").value == "messageStop"
 
 
 def test_a_body_of_eventstream_content_type_is_read_read_by_read():
@@ -384,7 +382,8 @@ def test_a_payload_with_newlines_is_one_event():
     feeder.feed_all(data)
     (stream,) = feeder.close()
     assert len(stream.raw) == 2
-    assert [d.code for d in stream.diagnostics] == ["json_error", "missing_message_stop"]
+    assert [d.code for d in stream.diagnostics] == ["json_error"]
+    assert stream.sightings.first("final_missing").value == "messageStop"
 
 
 def test_frame_payloads_are_json_as_sent():
@@ -438,9 +437,8 @@ def test_scrubbing_writes_the_frames_again_around_what_it_removed():
     assert secret.encode() not in clean and redactions["openai project key"] == 1
     capture = read_capture(clean)
     (stream,) = capture.streams
-    assert len(stream.raw) == 3 and [d.code for d in capture.all_diagnostics] == [
-        "missing_message_stop"
-    ]
+    assert len(stream.raw) == 3 and capture.all_diagnostics == []
+    assert stream.sightings.first("final_missing").value == "messageStop"
     assert [e.text for e in stream.events if e.kind == "text"] == ["key [redacted]"]
     assert scrub(TOOL_USE, "eventstream")[0] == TOOL_USE  # nothing to remove: the same bytes
 

@@ -11,6 +11,7 @@ import pytest
 
 from app.captures import read_capture
 from app.domain.dialects.chat.assemble import plain
+from app.domain.rules import find
 from app.domain.summary import summarize
 
 from .common import DIALECT_CAPTURES, captures, summary
@@ -89,8 +90,8 @@ def test_an_overloaded_error_mid_stream_keeps_what_came_before():
     errors = [e for e in stream.events if e.kind == "error"]
     assert [(e.message, e.code) for e in errors] == [("Overloaded", "overloaded_error")]
     assert "".join(e.text for e in stream.events if e.kind == "text") == "Hel"
-    codes = {d.code for d in stream.diagnostics}
-    assert "block_not_stopped" in codes and "missing_message_stop" not in codes
+    assert {f.rule for f in find(stream)} == {"block-not-stopped"}
+    assert "final_missing" not in stream.sightings  # an error ended it: not cut short
 
 
 def test_a_tool_input_that_is_not_json_says_where_it_breaks():
@@ -254,12 +255,19 @@ def test_a_message_start_inside_an_open_message_starts_a_new_stream_and_says_so(
     assert [cut["completion"]["id"], whole["completion"]["id"]] == ["msg_1", "msg_2"]
     assert [b["input"] for b in cut["completion"]["content"]] == [{"a": 1}]
     assert [b["input"] for b in whole["completion"]["content"]] == [{"b": 2}]
-    assert {"block_not_stopped", "missing_message_stop"} <= {d.code for d in first.diagnostics}
-    (spliced,) = [d for d in then.diagnostics if d.code == "spliced_message"]
+    # The finding is the cut message's, the stream that never stopped; the next stream says
+    # where it began (a reading note).
+    assert {f.rule for f in find(first)} == {"message-spliced", "block-not-stopped", "stream-truncated"}
+    assert first.sightings.first("final_missing").value == "message_stop"
+    (spliced,) = [f for f in find(first) if f.rule == "message-spliced"]
     at = data.index(f"event: message_start\ndata: {second}".encode())  # the event's first line
     line = data[:at].count(b"\n") + 1
-    assert (spliced.severity, spliced.line, spliced.byte) == ("warning", line, at)
+    assert spliced.severity == "warning" and f"(line {line})" in spliced.message
+    assert spliced.raw == len(first.raw) - 1  # at the cut message's last event
     assert "'msg_1'" in spliced.message and "'msg_2'" in spliced.message
+    assert find(then) == []
+    (opened,) = [d for d in then.diagnostics if d.code == "new_stream_after_done"]
+    assert (opened.line, opened.byte) == (line, at) and "'msg_1', spliced" in opened.message
     assert then.raw[0].line == line  # the new message's first event is the new stream's
 
 
@@ -272,7 +280,9 @@ def test_in_a_single_response_a_spliced_message_is_said_and_read_on_in_the_same_
     feeder = SSEFeeder(TimelineBuilder(Source(), split_on_done=False, timed=True), record=True)
     feeder.feed(data, 0.0)
     (stream,) = feeder.close(1.0)
-    codes = [d.code for d in stream.diagnostics]
-    assert codes.count("spliced_message") == 1 and "block_not_stopped" not in codes
+    rules = [f.rule for f in find(stream)]
+    assert rules == ["message-spliced"]  # its blocks ended there, none left open
+    (spliced,) = find(stream)
+    assert spliced.raw == 3 and stream.raw[3].event == "message_start"  # the second one
     ends = [e for e in stream.events if e.kind == "tool_end"]
     assert [(e.id, e.arguments) for e in ends] == [("toolu_a", '{"a": 1}')]  # ended, not lost

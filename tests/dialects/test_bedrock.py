@@ -12,6 +12,7 @@ from botocore.eventstream import EventStreamBuffer
 
 from app.captures import read_capture
 from app.domain.dialects.chat.assemble import plain
+from app.domain.rules import find
 from app.domain.summary import summarize
 
 from ..eventstream_frames import frame, frames
@@ -264,9 +265,9 @@ def test_wrong_shapes_are_said_and_the_rest_is_read():
         "unknown_delta",
         "input_not_tool",
         "block_unknown",
-        "block_not_stopped",
-        "missing_message_stop",
     ]
+    assert [f.rule for f in find(result["stream"])] == ["block-not-stopped", "stream-truncated"]
+    assert result["stream"].sightings.first("final_missing").value == "messageStop"
     assert [(t["id"], t["status"], t["incomplete"]) for t in result["tool_calls"]] == [
         ("t", "invalid", True)
     ]

@@ -14,6 +14,7 @@ from cohere import ClientV2
 
 from app.captures import read_capture
 from app.domain.dialects.chat.assemble import plain
+from app.domain.rules import find
 from app.domain.summary import summarize
 
 from .common import DIALECT_CAPTURES, captures, expected, summary
@@ -212,7 +213,14 @@ def test_a_stream_cut_short_closes_what_is_open_and_says_so():
     )
     result = read(data)
     codes = [d["code"] for d in result["diagnostics"]]
-    assert codes == ["block_not_stopped", "block_not_stopped", "missing_message_end"]
+    assert codes == []
+    stream = result["stream"]
+    assert [f.message for f in find(stream)] == [
+        "tool call 0 never ended",
+        "content 0 never ended",
+        "the stream ended without message-end",
+    ]
+    assert stream.sightings.first("final_missing").value == "message-end"
     assert [(t["id"], t["status"], t["incomplete"]) for t in result["tool_calls"]] == [
         ("f_1", "invalid", True)
     ]

@@ -392,7 +392,8 @@ def test_a_streamed_call_cut_off_is_closed_with_what_came():
     (end,) = [e for e in stream.events if e.kind == "tool_end"]
     assert end.arguments == '{"q":"par"}' and end.status == "valid"
     codes = [d.code for d in stream.diagnostics]
-    assert codes == ["function_call_unfinished", "missing_finish_reason"]
+    assert codes == ["function_call_unfinished"]
+    assert stream.sightings.first("final_missing").value == "a finishReason"
     assert parts_of(result["completion"]) == [{"functionCall": {"name": "f", "args": {"q": "par"}}}]
 
 
@@ -420,7 +421,7 @@ def test_a_blocked_prompt_is_an_error_and_nothing_is_lost():
     assert completion["candidates"] == []
     assert completion["usageMetadata"]["promptTokenCount"] == 9
     assert completion["modelVersion"] == "gemini-2.5-flash"
-    assert "missing_finish_reason" not in {d.code for d in stream.diagnostics}
+    assert "final_missing" not in stream.sightings
     (theirs,) = sdk_chunks(data)
     assert theirs.prompt_feedback.block_reason == "SAFETY" and theirs.text is None
 

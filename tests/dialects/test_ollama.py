@@ -205,7 +205,7 @@ def test_an_error_line_keeps_what_came_before_and_the_client_raises():
     assert [e["message"] for e in result["normalized"]["errors"]] == [
         "model runner has unexpectedly stopped"
     ]
-    assert "missing_done_line" not in {d.code for d in stream.diagnostics}
+    assert "final_missing" not in stream.sightings
     import ollama
 
     with pytest.raises(ollama.ResponseError, match="unexpectedly stopped"):
@@ -216,7 +216,8 @@ def test_a_stream_cut_before_its_done_line_says_so():
     stream, result = read(ndjson(line("Hel"), line("lo")))
     assert result["completion"]["message"]["content"] == "Hello"
     assert result["completion"]["done"] is False
-    assert [(d.code, d.severity) for d in stream.diagnostics] == [("missing_done_line", "info")]
+    assert stream.diagnostics == []
+    assert stream.sightings.first("final_missing").value == "the done: true line"
     assert result["metrics"]["server"] is None
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from app.captures import read_capture
 from app.domain.dialects.chat.assemble import plain
+from app.domain.rules import find
 from app.domain.summary import summarize
 
 from .common import DIALECT_CAPTURES, captures, expected, summary
@@ -63,6 +64,11 @@ def kinds(stream, kind: str) -> list:
 
 def codes(stream) -> list[str]:
     return [d.code for d in stream.diagnostics]
+
+
+def rules(stream, rule: str | None = None) -> list:
+    """The stream's findings (of one rule)."""
+    return [f for f in find(stream) if rule is None or f.rule == rule]
 
 
 def frames(data: bytes) -> list[bytes]:
@@ -177,8 +183,8 @@ def test_a_gap_in_sequence_numbers_is_flagged_where_it_is():
     parts = frames(data)
     dropped = [p for p in parts if payload_of(p)["sequence_number"] in (10, 11)]
     stream = read(b"\n\n".join(p for p in parts if p not in dropped) + b"\n\n")
-    gaps = [d for d in stream.diagnostics if d.code == "sequence_gap"]
-    assert len(gaps) == 1
+    gaps = rules(stream, "sequence-gap")
+    assert len(gaps) == 1 and "sequence_gap" not in codes(stream)
     assert "from 9 to 12: 2 event(s) missing" in gaps[0].message
     assert gaps[0].line == read(data).raw[12].line - 6  # two 3-line events earlier
     assert "".join(e.text for e in kinds(stream, "text")) == "".join(
@@ -193,16 +199,14 @@ def test_a_repeated_sequence_number_is_flagged():
     ]
     data = sse(*events).replace(b'"sequence_number": 4', b'"sequence_number": 3')
     stream = read(data)
-    assert [d.message for d in stream.diagnostics if d.code == "sequence_gap"] == [
+    assert [f.message for f in rules(stream, "sequence-gap")] == [
         "sequence_number 3 after 3: repeated or out of order",
         "sequence_number jumps from 3 to 5: 1 event(s) missing",
     ]
 
 
 def test_captures_without_sequence_numbers_say_nothing_about_them():
-    assert "sequence_gap" not in codes(
-        read((DIALECT_CAPTURES / "responses-openai-gpt-4o-text.sse").read_bytes())
-    )
+    assert rules(read((DIALECT_CAPTURES / "responses-openai-gpt-4o-text.sse").read_bytes())) == []
 
 
 # ---------------------------------------------------------------------- resumed streams
@@ -592,7 +596,6 @@ def test_bad_shapes_and_unknown_events_are_said_and_nothing_is_lost():
         "delta_shape",
         "unknown_event",
         "item_shape",
-        "done_mismatch",
         "args_not_tool",
         "response_not_object",
         "item_not_done",
@@ -601,7 +604,7 @@ def test_bad_shapes_and_unknown_events_are_said_and_nothing_is_lost():
     assert "".join(e.text for e in kinds(stream, "text")) == "Hello"
     assert [p.category for p in kinds(stream, "payload")] == ["unknown"]
     assert [e.message for e in kinds(stream, "error")] == ["typeless"]
-    mismatch = next(d for d in stream.diagnostics if d.code == "done_mismatch")
+    (mismatch,) = rules(stream, "done-mismatch")
     assert mismatch.line == stream.raw[11].line
     assert inspect(data)["completion"]["output"][0]["content"][0]["text"] == "Hello"
 
@@ -656,7 +659,7 @@ def test_a_new_response_before_the_last_ended_starts_a_stream_of_its_own():
         assert "missing_terminal" in codes(capture.streams[0])
         assert second["completion"] == without_sdk_helpers(sdk_stream(whole))
         assert second["normalized"]["outputs"][0]["text"] == "World"
-        assert "sequence_gap" not in codes(capture.streams[0])
+        assert rules(capture.streams[0], "sequence-gap") == []
 
 
 def test_one_network_response_is_never_split_and_says_what_came_after_its_end():
@@ -820,4 +823,4 @@ def test_a_shell_command_done_that_differs_from_its_deltas_is_said():
             "command": "rm",
         },
     )
-    assert "done_mismatch" in codes(read(data))
+    assert [f.rule for f in rules(read(data))] == ["done-mismatch", "stream-truncated"]

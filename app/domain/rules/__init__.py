@@ -13,6 +13,7 @@ from ..findings.model import Finding, Rule
 from ..metrics import DEFAULT_STALL_MS, Metrics
 from ..stream import Stream
 from ..summary import Folded
+from .anthropic import block_not_stopped, delta_after_stop, message_spliced, usage_not_cumulative
 from .chat import (
     choice_index_unexpected,
     chunk_id_changed,
@@ -38,6 +39,7 @@ from .chat import (
     usage_inconsistent,
     usage_with_choices,
 )
+from .gemini import finish_every_chunk
 from .request import (
     choices_count,
     logprobs_missing,
@@ -47,6 +49,7 @@ from .request import (
     usage_missing,
     usage_unrequested,
 )
+from .responses import call_id_changed, done_mismatch, item_id_changed, sequence_gap
 from .sse import (
     content_type_mismatch,
     keepalive_comment,
@@ -80,6 +83,16 @@ RULES: tuple[Rule, ...] = (
     reasoning_field.RULE,
     logprobs_shape.RULE,
     error_in_stream.RULE,
+    # Anthropic, Responses, Gemini
+    message_spliced.RULE,
+    block_not_stopped.RULE,
+    delta_after_stop.RULE,
+    usage_not_cumulative.RULE,
+    sequence_gap.RULE,
+    item_id_changed.RULE,
+    call_id_changed.RULE,
+    done_mismatch.RULE,
+    finish_every_chunk.RULE,
     # sse
     keepalive_comment.RULE,
     meta_only_event.RULE,

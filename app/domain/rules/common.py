@@ -1,5 +1,5 @@
-"""What many rules do alike: report a wire fact the reading sighted, once, where it was first
-seen, with how many times."""
+"""What many rules do alike: report a wire fact the reading sighted, once where it was first
+seen with how many times (``sighted``), or at each sighting kept (``each_sighted``)."""
 
 from __future__ import annotations
 
@@ -22,3 +22,18 @@ def sighted(evidence: Evidence, fact: str, describe: Callable[[int, Any], str]) 
 def times(count: int, what: str) -> str:
     """``what`` with how often: "once" or "N times"."""
     return f"{what} once" if count == 1 else f"{what} {count} times"
+
+
+def each_sighted(evidence: Evidence, fact: str) -> Iterator[Hit]:
+    """A hit per sighting kept of a fact whose value is its message (sightings.py), the last
+    one standing also for the sightings past the samples."""
+    sightings = evidence.sightings
+    samples = sightings.samples(fact)
+    rest = sightings.count(fact) - len(samples)
+    for position, sample in enumerate(samples):
+        last = position == len(samples) - 1
+        message = str(sample.value)
+        if last and rest > 0:
+            yield Hit(f"{message} (and {rest} more like it)", sample.raw, rest + 1)
+        else:
+            yield Hit(message, sample.raw)

@@ -32,7 +32,8 @@ class _BlockDelta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 def _read(it: AnthropicInterpreter, raw: RawEvent, value: _BlockDelta) -> bool:
-    if it.blocks.get(value.index) is None:  # never started: the full reading says so
+    block = it.blocks.get(value.index)
+    if block is None or block.stopped:  # never started, or stopped: the full reading says so
         return False
     delta, events = value.delta, it.stream.events  # it.add, written out: this runs per event
     if delta.type == "text_delta" and delta.text is not None:

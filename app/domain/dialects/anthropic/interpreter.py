@@ -74,6 +74,7 @@ class _Block:
     parts: list[str] = field(default_factory=list)
     stopped: bool = False
     opened: str = ""  # a tool's input as the block opened it, JSON text (``""`` for none or {})
+    start: RawEvent | None = None  # where it opened (for the block-not-stopped rule)
 
 
 class AnthropicInterpreter(PayloadInterpreter):
@@ -114,9 +115,9 @@ class AnthropicInterpreter(PayloadInterpreter):
         for index, block in sorted(self.blocks.items()):
             if not block.stopped:
                 self._end_tool(None, block)
-                self.note(None, "block_not_stopped", "warning", f"block {index} never stopped")
+                self.sight(block.start, "block_not_stopped", f"block {index} never stopped")
         if (self._cut or not self.done) and not self.errored and self._started:
-            self.note(None, "missing_message_stop", "info", "the stream ended without message_stop")
+            self.sight(None, "final_missing", "message_stop")
 
     # ------------------------------------------------------------------ events
     def _message_start(self, raw: RawEvent, value: dict[str, Any]) -> None:
@@ -138,17 +139,23 @@ class AnthropicInterpreter(PayloadInterpreter):
     def _spliced(self, raw: RawEvent, value: dict[str, Any], new_id: Any) -> bool:
         """A ``message_start`` inside an open message (two responses spliced): where streams
         may be split, the open message ends here and this one is read as the next stream's
-        (True); in a single response it is read on in this one, its blocks ended first."""
+        (True); in a single response it is read on in this one, its blocks ended first. It is
+        sighted for the message-spliced rule (app/domain/rules/anthropic), in the stream of
+        the message that never stopped (split: at its end, the next stream says where it
+        began, ``new_stream_after_done``)."""
         message = (
             f"message {new_id!r} starts inside message {self._id!r}, which never stopped "
             f"(line {raw.line}): message {self._id!r} was spliced"
         )
         if self.may_split:
-            opening = ("spliced_message", "warning", message + "; read as a new stream")
-            self.hand_back(f"message {self._id!r}, spliced", opening)
+            # Seen at the cut message's last event: this one leaves the stream (hand_back).
+            kept = self.stream.raw
+            last = kept[-2] if len(kept) > 1 and kept[-1] is raw else None
+            self.sight(last, "spliced_message", message + "; read as a new stream")
+            self.hand_back(f"message {self._id!r}, spliced")
             self._cut = True
             return True
-        self.note(raw, "spliced_message", "warning", message + "; read on in this stream")
+        self.sight(raw, "spliced_message", message + "; read on in this stream")
         for index, block in sorted(self.blocks.items()):
             if not block.stopped:
                 self._block_stop(raw, {"index": index})
@@ -175,7 +182,7 @@ class AnthropicInterpreter(PayloadInterpreter):
 
     def _open(self, raw: RawEvent, index: int, block: dict[str, Any]) -> None:
         kind = str(block.get("type"))
-        state = self.blocks[index] = _Block(index, kind)
+        state = self.blocks[index] = _Block(index, kind, start=raw)
         self.add(BlockStart(choice=0, block=index, type=kind, value=block), raw)
         if kind in TOOL_BLOCKS:
             state.call, state.call_id, state.name = self._calls, block.get("id"), block.get("name")
@@ -197,6 +204,8 @@ class AnthropicInterpreter(PayloadInterpreter):
             self.note(raw, "block_unknown", "error", f"a delta for block {found!r}, never started")
             return
         index = state.index
+        if state.stopped:  # read on into the block, as the SDK's accumulator does
+            self.sight(raw, "delta_after_stop", f"a delta for block {index} after it stopped")
         kind = delta.get("type")
         if kind == "text_delta" and isinstance(delta.get("text"), str):
             self._text(raw, index, delta["text"])

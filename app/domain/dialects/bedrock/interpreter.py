@@ -86,9 +86,9 @@ class BedrockInterpreter(PayloadInterpreter):
         for index, block in sorted(self.blocks.items()):
             if not block.stopped and block.call is not None:
                 self._end_tool(None, block)
-                self.note(None, "block_not_stopped", "warning", f"block {index} never stopped")
+                self.sight(None, "block_not_stopped", f"block {index} never stopped")
         if self._started and not self._stopped and not self.errored:
-            self.note(None, "missing_message_stop", "info", "the stream ended without messageStop")
+            self.sight(None, "final_missing", "messageStop")
 
     # ------------------------------------------------------------------ events
     def _message_start(self, raw: RawEvent, value: dict[str, Any]) -> None:

@@ -79,13 +79,11 @@ class CohereInterpreter(PayloadInterpreter):
         for call in self._calls.values():
             if not call.ended:
                 self._end_call(None, call)
-                self.note(
-                    None, "block_not_stopped", "warning", f"tool call {call.call} never ended"
-                )
+                self.sight(None, "block_not_stopped", f"tool call {call.call} never ended")
         for index in sorted(self.open_blocks):
-            self.note(None, "block_not_stopped", "warning", f"content {index} never ended")
+            self.sight(None, "block_not_stopped", f"content {index} never ended")
         if self._started and not self._ended and not self.errored:
-            self.note(None, "missing_message_end", "info", "the stream ended without message-end")
+            self.sight(None, "final_missing", "message-end")
 
     # ------------------------------------------------------------------ events
     def _message_start(self, raw: RawEvent, value: dict[str, Any]) -> None:

@@ -49,6 +49,8 @@ class CandidateReader:
         self.blocks = 0
         self.extras: dict[str, Any] = {}
         self.finished = False
+        self.reason: str | int | None = None  # the first finish, and where it came
+        self.finished_at: int | None = None
 
     def read(self, raw: RawEvent, candidate: dict[str, Any]) -> None:
         content = candidate.get("content")
@@ -68,6 +70,10 @@ class CandidateReader:
             message = f"finishReason {reason!r} is neither a name nor a number"
             self._it.note(raw, "candidate_shape", "warning", message)
             reason = orjson.dumps(reason).decode()
+        if self.finished:  # a finish on an earlier chunk too (the finish-every-chunk rule)
+            self._it.sight(raw, "finish_repeated", (self.index, self.reason, self.finished_at))
+        else:
+            self.reason, self.finished_at = reason, raw.index
         self.end(raw)
         self.finished = True
         self._it.add(Finish(choice=self.index, reason=reason, label=finish_label(reason)), raw)

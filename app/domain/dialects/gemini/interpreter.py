@@ -76,12 +76,7 @@ class GeminiInterpreter(PayloadInterpreter):
             reader.end(None)
         finished = any(reader.finished for reader in self.candidates.values())
         if self.candidates and not finished and not self.errored:
-            self.note(
-                None,
-                "missing_finish_reason",
-                "info",
-                "the stream ended before any candidate sent a finishReason",
-            )
+            self.sight(None, "final_missing", "a finishReason")
 
     # ------------------------------------------------------------------ the chunk
     def _meta_of(self, raw: RawEvent, value: dict[str, Any]) -> None:

@@ -86,12 +86,7 @@ class OllamaInterpreter(PayloadInterpreter):
 
     def close(self) -> None:
         if self.first is not None and not self.done and not self.errored:
-            self.note(
-                None,
-                "missing_done_line",
-                "info",
-                "the stream ended before its done: true line (no done_reason, counts or durations)",
-            )
+            self.sight(None, "final_missing", "the done: true line")
 
     # ------------------------------------------------------------------ lines
     def _meta(self, raw: RawEvent, value: dict[str, Any]) -> None:

@@ -70,6 +70,9 @@ class ResponsesInterpreter(ItemReader):
                 self._gap(raw, self._seq, seq)
             self._seq = seq
         kind = value.get("type")
+        item_id = value.get("item_id")
+        if item_id is not None:
+            self.same_item(raw, value, item_id)
         if not isinstance(kind, str):
             if raw.event == "error" or "error" in value:
                 self._error(raw, value)
@@ -126,6 +129,7 @@ class ResponsesInterpreter(ItemReader):
                 "the stream ended without response.completed, response.incomplete or "
                 "response.failed: the response is rebuilt from its events",
             )
+            self.sight(None, "final_missing", "response.completed")
 
     def _error(self, raw: RawEvent, value: dict[str, Any]) -> None:
         """The nested ``error`` object OpenAI sends, or the flat shape the API documents."""
@@ -182,7 +186,8 @@ class ResponsesInterpreter(ItemReader):
         seq, index = value.sequence_number, value.output_index
         if seq is not None and self._seq is not None and seq != self._seq + 1:
             return False
-        if not self._started or index not in self._items:
+        item = self._items.get(index) if self._started else None
+        if item is None or (value.item_id is not None and value.item_id != item.id):
             return False
         if seq is not None:
             self._seq = seq
@@ -195,7 +200,7 @@ class ResponsesInterpreter(ItemReader):
             message = f"sequence_number jumps from {last} to {seq}: {missing} event(s) missing"
         else:
             message = f"sequence_number {seq} after {last}: repeated or out of order"
-        self.note(raw, "sequence_gap", "warning", message)
+        self.sight(raw, "sequence_gap", message)
 
 
 ResponsesInterpreter.fast = FastPath(decode, ResponsesInterpreter.read_fast)

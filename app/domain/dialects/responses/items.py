@@ -27,7 +27,8 @@ class ItemReader(OutputReader):
         index, item, kind = found
         if index in self._items:
             self.note(raw, "item_repeated", "warning", f"output {index} was added again")
-        state = self._items[index] = Item(kind)
+        item_id = item.get("id")
+        state = self._items[index] = Item(kind, id=item_id if isinstance(item_id, str) else None)
         self.add(BlockStart(choice=0, block=index, type=kind, value=item), raw)
         if kind in TOOL_ITEMS:
             self._start_call(raw, index, state, item)
@@ -45,6 +46,21 @@ class ItemReader(OutputReader):
         state = self._items.get(index) or self._implicit(raw, index, kind, item)
         if state.type != kind:
             self.note(raw, "item_changed", "warning", f"output {index} opened as {state.type}")
+        self.same_item(raw, value, item.get("id"))
+        call_id = item.get("call_id")
+        if (
+            TOOL_ITEMS.get(kind) == "call_id"
+            and isinstance(state.call_id, str)
+            and state.call_id
+            and isinstance(call_id, str)
+            and call_id
+            and call_id != state.call_id
+        ):
+            self.sight(
+                raw,
+                "call_id_changed",
+                f"output {index}: call_id {call_id!r} at its done, {state.call_id!r} when added",
+            )
         if state.call is not None and not state.ended:
             call_id, name = item.get(TOOL_ITEMS.get(kind, "id")), item.get("name")
             if (call_id, name) != (state.call_id, state.name) and call_id and name:

@@ -30,6 +30,7 @@ class Item:
     """One output item as read so far: its type and, for a tool call, its call."""
 
     type: str
+    id: str | None = None  # the item's id, as added (or as the first event named it)
     call: int | None = None
     call_id: str | None = None
     name: str | None = None
@@ -152,7 +153,10 @@ class OutputReader(PayloadInterpreter):
             "info",
             f"output {index} ({kind}) was never added; read from here",
         )
-        state = self._items[index] = Item(kind, resumed=True)
+        item_id = item.get("id") if item is not None else None
+        state = self._items[index] = Item(
+            kind, id=item_id if isinstance(item_id, str) else None, resumed=True
+        )
         if kind in TOOL_ITEMS:
             self._start_call(raw, index, state, item or {})
         return state
@@ -187,11 +191,28 @@ class OutputReader(PayloadInterpreter):
             raw, choice=0, call=state.call, call_id=call_id, name=state.name, arguments=arguments
         )
 
+    def same_item(self, raw: RawEvent, value: dict[str, Any], item_id: Any) -> None:
+        """An event's ``item_id`` (or a done item's ``id``) against the id its output item
+        was added with: another is sighted for the item-id-changed rule; an item added
+        without one takes the first it is named by."""
+        index = value.get("output_index")
+        state = self._items.get(index) if type(index) is int else None
+        if state is None or not isinstance(item_id, str):
+            return
+        if state.id is None:
+            state.id = item_id
+        elif item_id != state.id:
+            self.sight(
+                raw,
+                "item_id_changed",
+                f"{value.get('type')} for output {index} names item {item_id!r}, "
+                f"added as {state.id!r}",
+            )
+
     def _mismatch(self, raw: RawEvent, value: dict[str, Any], key: str) -> None:
-        self.note(
+        self.sight(
             raw,
             "done_mismatch",
-            "warning",
             f"{value['type']} for output {value.get('output_index')}: its {key} differs from "
             "the deltas before it (the deltas are kept)",
         )

@@ -1,0 +1,3 @@
+"""The rules of Gemini streamGenerateContent streams (docs/rules.md)."""
+
+GEMINI = ("gemini",)
