@@ -5,9 +5,11 @@
     python tests/golden/regen.py --update NAME  # overwrite NAME.json with today's output
     python tests/golden/regen.py --update-all   # overwrite every golden (read the diff first!)
 
-Each golden is ``{"capture", "format", "streams": [...], "review"}``. Everything but ``review``
-is machine output (``read_capture`` + ``summarize`` + ``plain``); ``review`` is written by hand
-and always kept from the existing file.
+Each golden is ``{"capture", "format", "streams": [...], "review", "findings_review"}``.
+Everything but the two reviews is machine output (``read_capture`` + ``summarize`` + ``plain``,
+and each stream's findings, docs/rules.md); ``review`` is written by hand, and so is
+``findings_review``, which justifies every warning or error finding of the capture (a finding
+that is not justified is a false positive to fix). Both are kept from the existing file.
 
 Some goldens hold a hand-corrected value where Streamscope's output is wrong by the rules in
 docs/assembly.md (the review says so): ``--check`` fails on them until the app is fixed. Overwriting
@@ -38,6 +40,7 @@ if str(ROOT) not in sys.path:
 
 from app.captures import read_capture  # noqa: E402
 from app.domain.dialects.chat.assemble import plain  # noqa: E402
+from app.domain.rules import find  # noqa: E402
 from app.domain.summary import summarize  # noqa: E402
 
 
@@ -80,6 +83,9 @@ def machine(path: Path) -> dict[str, Any]:
                 "errors": [{"message": e["message"], "code": e["code"]} for e in summary["errors"]],
                 "payloads": [{"category": p["category"]} for p in summary["payloads"]],
                 "diagnostic_codes": sorted({d["code"] for d in summary["diagnostics"]}),
+                "findings": [
+                    f"{f.rule} ({f.severity}) x{f.count}" for f in find(stream, metrics=None)
+                ],
             }
         )
     return {
@@ -114,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
             old = json.loads(golden.read_text(encoding="utf-8"))
         review = (old or {}).get("review", "")
         current["review"] = review
+        if (old or {}).get("findings_review"):
+            current["findings_review"] = old["findings_review"]  # type: ignore[index]
         current = json.loads(dump(current))  # the values as they read back from the file
         if args.check and old is not None and not str(review).strip():
             failed.append(name)
