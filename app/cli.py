@@ -9,12 +9,19 @@ from pathlib import Path
 from .captures import FORMAT_NAMES, Limits
 from .captures.ingest import ingest
 from .captures.read import readable, unread
+from .check.budget import BudgetError
+from .check.budget import parse as parse_budgets
+from .check.render import junit as render_junit
+from .check.render import text as render_check
+from .check.verdict import FileCheck, check_capture
 from .domain.collector import paused
 from .domain.dialects import NAMES as DIALECT_NAMES
+from .jsonout import write as write_document
 from .report import render, write_json
 from .version import __version__
 
 EXIT_OK = 0
+EXIT_FAILED = 1
 EXIT_NO_STREAM = 2
 
 
@@ -46,6 +53,39 @@ def _inspect(data: bytes, args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render(capture, args.file, args.stall_ms))
     return EXIT_OK if read_any else EXIT_NO_STREAM
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``check``: 0 when nothing reaches ``--fail-on`` and every budget holds, 1 otherwise, 2
+    when a file cannot be read (docs/rules.md, "streamscope check")."""
+    try:
+        budgets = parse_budgets(args.budget or "")
+    except BudgetError as exc:
+        print(f"streamscope check: {exc}", file=sys.stderr)
+        return EXIT_NO_STREAM
+    results = []
+    with paused():
+        for path in args.files:
+            try:
+                data = _read_input(path)
+            except OSError as exc:
+                results.append(FileCheck(path, error=f"cannot read: {exc.strerror or exc}"))
+                continue
+            results.append(
+                check_capture(
+                    path, data, fail_on=args.fail_on, budgets=budgets, stall_ms=args.stall_ms
+                )
+            )
+    form = "json" if args.json else args.format
+    if form == "junit":
+        sys.stdout.buffer.write(render_junit(results, args.fail_on))
+    elif form == "json":
+        write_document({"files": [r.to_json() for r in results]}, sys.stdout.buffer.write)
+    else:
+        sys.stdout.write(render_check(results, args.fail_on))
+    if any(r.error is not None for r in results):
+        return EXIT_NO_STREAM
+    return EXIT_OK if all(r.passed for r in results) else EXIT_FAILED
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -191,6 +231,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"
     )
     inspect.set_defaults(run=cmd_inspect)
+    check = commands.add_parser(
+        "check",
+        help="fail (exit 1) when captures break rules or budgets: for CI (docs/rules.md)",
+    )
+    check.add_argument("files", nargs="+", metavar="FILE", help="capture files")
+    check.add_argument(
+        "--fail-on",
+        choices=("error", "warning", "info"),
+        default="error",
+        help="the least severe finding that fails (default error)",
+    )
+    check.add_argument(
+        "--budget", help="metric limits, e.g. ttft=2s,itl-p95=200ms,stall=1s,e2el=60s"
+    )
+    check.add_argument("--format", choices=("text", "json", "junit"), default="text")
+    check.add_argument("--json", action="store_true", help="the same as --format json")
+    check.add_argument(
+        "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"
+    )
+    check.set_defaults(run=cmd_check)
     export = commands.add_parser(
         "export",
         help="write one self-contained HTML player of a capture (plays from file://, no network)",

@@ -27,6 +27,10 @@ from .domain.events import (
     TextDelta,
     ToolCallEnd,
 )
+from .domain.findings.engine import counts
+from .domain.metrics import compute
+from .domain.rules import find
+from .domain.stream import Stream
 from .domain.summary import diagnostic_json, dialect_of, fold, identity_of, summarize
 
 INDENT = "  "
@@ -177,8 +181,20 @@ def json_document(capture: Capture, stall_ms: float = 250.0) -> dict[str, Any]:
         "format_reason": capture.format_reason,
         "compression": capture.compression,
         "diagnostics": [diagnostic_json(d) for d in capture.diagnostics],
-        "streams": [summarize(stream, stall_ms) for stream in capture.streams],
+        "streams": [judged_summary(stream, stall_ms) for stream in capture.streams],
     }
+
+
+def judged_summary(stream: Stream, stall_ms: float = 250.0) -> dict[str, Any]:
+    """A stream's summary with its ``findings`` (docs/rules.md): the timeline folded and the
+    metrics computed once for both."""
+    timeline = fold(stream)
+    metrics = compute(stream, stall_ms)
+    summary = summarize(stream, stall_ms, timeline=timeline, metrics=metrics)
+    found = find(stream, stall_ms=stall_ms, timeline=timeline, metrics=metrics)
+    summary["findings"] = [finding.to_json() for finding in found]
+    summary["finding_counts"] = counts(found)
+    return summary
 
 
 def render_json(capture: Capture, stall_ms: float = 250.0) -> bytes:
@@ -236,5 +252,10 @@ def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:
         for diag in summary["diagnostics"]:
             where = f"line {diag['line']}" if diag["line"] is not None else "end"
             out.append(f"{INDENT}[{diag['severity']}] {where}: {diag['code']}: {diag['message']}")
+        for finding in find(stream, stall_ms=stall_ms, timeline=timeline):
+            where = f"line {finding.line}" if finding.line is not None else "stream"
+            out.append(
+                f"{INDENT}{finding.severity.upper()} {finding.rule} ({where}): {finding.message}"
+            )
     out.append("")  # the last newline, joined in (adding it after copies the report)
     return "\n".join(out)

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from .dialects import CHAT
 from .dialects.base import Dialect
 from .events import Diagnostic, Event, Logprobs, Meta, Payload, StreamError, ToolCallEnd, Usage
-from .metrics import DEFAULT_STALL_MS, compute
+from .metrics import DEFAULT_STALL_MS, Metrics, compute
 from .normalize import normalized
 from .runs import folded
 from .stream import Stream
@@ -88,13 +88,15 @@ def summarize(
     with_normalized: bool = True,
     with_logprobs: bool = True,
     timeline: Folded | None = None,
+    metrics: Metrics | None = None,
 ) -> dict[str, Any]:
     """``completion`` is the dialect's own final object (for chat completions, a
     ``chat.completion`` with logprobs as fragments: serialise with orjson); ``normalized`` the
     same shape for every dialect (normalize.py). The readable report prints neither the
     normalized outputs nor logprobs: ``with_normalized`` false leaves the first out,
     ``with_logprobs`` false the completion's logprobs. ``timeline`` is the stream as ``fold``
-    gave it with the same ``with_logprobs``, when the caller folded it already."""
+    gave it with the same ``with_logprobs``, when the caller folded it already; ``metrics``
+    the stream's metrics with ``stall_ms``, when the caller computed them already."""
     dialect = dialect_of(stream)
     if timeline is None:
         timeline = fold(stream, with_logprobs=with_logprobs)
@@ -130,7 +132,7 @@ def summarize(
         "dialect_reason": stream.dialect_reason,
         "completion": completion,
         "normalized": normalized(runs, dialect, completion) if with_normalized else None,
-        "metrics": compute(stream, stall_ms).to_json(),
+        "metrics": (metrics if metrics is not None else compute(stream, stall_ms)).to_json(),
         "tool_calls": tool_calls,
         "payloads": payloads,
         "errors": errors,

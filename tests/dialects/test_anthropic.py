@@ -257,7 +257,11 @@ def test_a_message_start_inside_an_open_message_starts_a_new_stream_and_says_so(
     assert [b["input"] for b in whole["completion"]["content"]] == [{"b": 2}]
     # The finding is the cut message's, the stream that never stopped; the next stream says
     # where it began (a reading note).
-    assert {f.rule for f in find(first)} == {"message-spliced", "block-not-stopped", "stream-truncated"}
+    assert {f.rule for f in find(first)} == {
+        "message-spliced",
+        "block-not-stopped",
+        "stream-truncated",
+    }
     assert first.sightings.first("final_missing").value == "message_stop"
     (spliced,) = [f for f in find(first) if f.rule == "message-spliced"]
     at = data.index(f"event: message_start\ndata: {second}".encode())  # the event's first line

@@ -14,24 +14,56 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "app" / "domain" / "rules"
 HELPERS = {"__init__", "family", "common", "catalogue"}
 # The ids the findings issue names: a contract (links, --fail-on, JUnit names use them).
-CONTRACT = """
-tool-call-index-missing tool-call-index-reused tool-call-id-changed tool-call-name-repeated
-tool-call-arguments-not-string tool-call-finish-mismatch finish-reason-repeated
-finish-reason-empty finish-reason-missing done-missing usage-every-chunk usage-with-choices
-usage-choices-key-missing usage-inconsistent empty-choices-chunk role-repeated role-empty
-role-missing chunk-id-changed choice-index-unexpected reasoning-field logprobs-shape
-error-in-stream keepalive-comment meta-only-event content-type-mismatch stream-truncated stall
-message-spliced block-not-stopped delta-after-stop usage-not-cumulative sequence-gap
-item-id-changed call-id-changed done-mismatch finish-every-chunk usage-missing
-usage-unrequested choices-count logprobs-missing top-logprobs-count max-tokens-not-length
-tools-ignored
-""".split()
+CONTRACT = [
+    "tool-call-index-missing",
+    "tool-call-index-reused",
+    "tool-call-id-changed",
+    "tool-call-name-repeated",
+    "tool-call-arguments-not-string",
+    "tool-call-finish-mismatch",
+    "finish-reason-repeated",
+    "finish-reason-empty",
+    "finish-reason-missing",
+    "done-missing",
+    "usage-every-chunk",
+    "usage-with-choices",
+    "usage-choices-key-missing",
+    "usage-inconsistent",
+    "empty-choices-chunk",
+    "role-repeated",
+    "role-empty",
+    "role-missing",
+    "chunk-id-changed",
+    "choice-index-unexpected",
+    "reasoning-field",
+    "logprobs-shape",
+    "error-in-stream",
+    "keepalive-comment",
+    "meta-only-event",
+    "content-type-mismatch",
+    "stream-truncated",
+    "stall",
+    "message-spliced",
+    "block-not-stopped",
+    "delta-after-stop",
+    "usage-not-cumulative",
+    "sequence-gap",
+    "item-id-changed",
+    "call-id-changed",
+    "done-mismatch",
+    "finish-every-chunk",
+    "usage-missing",
+    "usage-unrequested",
+    "choices-count",
+    "logprobs-missing",
+    "top-logprobs-count",
+    "max-tokens-not-length",
+    "tools-ignored",
+]
 
 
 def test_every_rule_module_is_registered_once():
-    modules = [
-        p for p in PACKAGE.rglob("*.py") if p.stem not in HELPERS and p.parent != PACKAGE
-    ]
+    modules = [p for p in PACKAGE.rglob("*.py") if p.stem not in HELPERS and p.parent != PACKAGE]
     registered = {rule.check.__module__ for rule in RULES}
     for path in modules:
         name = ".".join(path.relative_to(ROOT).with_suffix("").parts)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import msgspec
 
@@ -68,3 +68,19 @@ class Finding(msgspec.Struct, kw_only=True, omit_defaults=False):
     line: int | None = None
     byte: int | None = None
     count: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        """The finding as ``inspect --json``, the API and the wire give it: its fields and
+        ``doc``, its entry in docs/rules.md."""
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "title": self.title,
+            "message": self.message,
+            "raw": self.raw,
+            "t": self.t,
+            "line": self.line,
+            "byte": self.byte,
+            "count": self.count,
+            "doc": f"docs/rules.md#{self.rule}",
+        }

@@ -20,8 +20,8 @@ def sighted(evidence: Evidence, fact: str, describe: Callable[[int, Any], str]) 
 
 
 def times(count: int, what: str) -> str:
-    """``what`` with how often: "once" or "N times"."""
-    return f"{what} once" if count == 1 else f"{what} {count} times"
+    """``what``, with how often when more than once."""
+    return what if count == 1 else f"{what} ({count} times)"
 
 
 def each_sighted(evidence: Evidence, fact: str) -> Iterator[Hit]:

@@ -1,0 +1,1 @@
+"""``streamscope check``: findings and metric budgets as a CI gate (docs/rules.md, "check")."""
