@@ -49,17 +49,28 @@ class Evidence:
     def folded(self) -> Folded:
         return self._timeline if self._timeline is not None else fold(self.stream)
 
+    @cached_property
+    def _by_type(self) -> dict[type, list[Event]]:
+        """The folded timeline's events by their exact type, in one pass (a stream with
+        logprobs has one event of them per chunk: a pass per rule would cost more than the
+        rules)."""
+        by_type: dict[type, list[Event]] = defaultdict(list)
+        for event in self.folded.runs:
+            by_type[type(event)].append(event)
+        return by_type
+
     def of(self, kind: type[E]) -> list[E]:
-        """The events of one kind, in order (text deltas folded into runs)."""
+        """The events of one kind (and its subclasses), in order (text deltas folded into
+        runs)."""
         found = self._of.get(kind)
         if found is None:
-            folded = self.folded
-            if any(issubclass(t, kind) for t in folded.present):
-                found = [e for e in folded.runs if isinstance(e, kind)]
+            lists = [v for t, v in self._by_type.items() if issubclass(t, kind)]
+            if len(lists) == 1:
+                found = lists[0]
             else:
-                found = []
+                found = sorted((e for v in lists for e in v), key=lambda e: e.seq)
             self._of[kind] = found
-        return found
+        return found  # type: ignore[return-value]
 
     def has(self, kind: type[Event]) -> bool:
         return any(issubclass(t, kind) for t in self.folded.present)
