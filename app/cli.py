@@ -245,7 +245,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--budget", help="metric limits, e.g. ttft=2s,itl-p95=200ms,stall=1s,e2el=60s"
     )
-    check.add_argument("--format", choices=("text", "json", "junit"), default="text")
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "junit"),
+        default="text",
+        help="text for a terminal, json (inspect's and a verdict per file), junit (for CI)",
+    )
     check.add_argument("--json", action="store_true", help="the same as --format json")
     check.add_argument(
         "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"
