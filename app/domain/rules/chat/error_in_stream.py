@@ -38,13 +38,13 @@ RULE = Rule(
     what='A payload of the stream is an error (`{"error": ...}` or an `event: error`), after the response began as a success.',
     why='The status said 200, so only clients that look at each payload see the failure; the error\'s shape decides whether they can read it (OpenAI\'s is `{"error": {"message", "type", "param", "code"}}`).',
     breaks=(
-        "openai-python (raises APIError only for OpenAI's shape)",
-        "clients that trust the status code (the error is taken as content or dropped)",
+        "openai-python (raises APIError for a payload with an `error` key, its message from `error.message`)",
+        "clients that trust the status code (the error is taken as content, or dropped)",
     ),
     sources=(
         "https://github.com/ggml-org/llama.cpp/issues/16109",
         "https://github.com/ggml-org/llama.cpp/issues/14566",
-        "https://github.com/huggingface/text-generation-inference/pull/2668",
+        "https://github.com/huggingface/text-generation-inference/issues/2668",
     ),
     check=check,
 )

@@ -25,8 +25,8 @@ RULE = Rule(
     what='A choice\'s `finish_reason` is `""` instead of `null` (or a reason).',
     why='A client takes any non-null finish reason as the end of the choice: with `""` on content chunks it closes the message at the first chunk, and `""` is no reason it can map.',
     breaks=(
-        "clients that end a choice on a non-null finish reason",
-        "Vercel AI SDK (an unknown finish reason)",
+        "clients that end a choice at its first non-null finish reason (the message ends at the first chunk)",
+        'clients that map finish reasons ("" is none of them)',
     ),
     sources=(
         "https://github.com/sgl-project/sglang/issues/3912",

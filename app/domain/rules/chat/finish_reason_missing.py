@@ -26,7 +26,7 @@ RULE = Rule(
     why="Clients cannot tell a complete answer from one cut at max_tokens or by a filter; some wait for a finish reason that never comes.",
     breaks=(
         "openai-python `chat.completions.stream` (`finish_reason` None in the final completion)",
-        "Vercel AI SDK (finish reason `unknown`)",
+        "clients that wait for a finish reason to close the message",
     ),
     sources=("https://github.com/vllm-project/vllm/issues/19662",),
     check=check,

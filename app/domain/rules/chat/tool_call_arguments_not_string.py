@@ -26,8 +26,8 @@ RULE = Rule(
     what="A fragment's `function.arguments` is a JSON object (or another non-string) instead of a string of JSON text.",
     why="The spec makes arguments a string that clients concatenate fragment by fragment and parse at the end; an object cannot be concatenated.",
     breaks=(
-        "openai-python (pydantic validation of `arguments: str` fails)",
-        "Vercel AI SDK `@ai-sdk/openai` (schema validation error)",
+        "Vercel AI SDK (its chunk schema wants `arguments` as a string)",
+        "clients that concatenate argument strings (a TypeError on the object)",
     ),
     sources=("https://github.com/huggingface/text-generation-inference/issues/2136",),
     check=check,

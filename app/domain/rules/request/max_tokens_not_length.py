@@ -36,7 +36,11 @@ RULE = Rule(
     what="The completion used all of the request's `max_tokens` (by its usage) but finished with another reason than `length`.",
     why="`length` is how a client knows the answer was cut; with `stop` a truncated answer looks complete.",
     breaks=('clients that continue or warn on `finish_reason == "length"`',),
-    sources=("https://github.com/vllm-project/vllm/issues/35705",),
+    sources=(
+        "https://github.com/llm-d/llm-d-inference-sim/issues/29",
+        "https://github.com/ggml-org/llama.cpp/issues/7198",
+        "https://github.com/mudler/LocalAI/pull/10448",
+    ),
     check=check,
     needs_request=True,
 )

@@ -39,7 +39,11 @@ RULE = Rule(
     what="The request's `tool_choice` required a tool call (`required`, or a named function) and the stream made none.",
     why="Servers that ignore `tool_choice` answer in text; agent code that forces a call to get structured output gets none.",
     breaks=("agent loops and structured-output code that force a tool call",),
-    sources=("https://docs.anthropic.com/en/api/openai-sdk",),
+    sources=(
+        "https://github.com/ollama/ollama/issues/8421",
+        "https://github.com/Blaizzy/mlx-vlm/issues/1045",
+        "https://github.com/google-ai-edge/LiteRT-LM/issues/2471",
+    ),
     check=check,
     needs_request=True,
 )

@@ -45,7 +45,10 @@ RULE = Rule(
     what="The request asked for `top_logprobs: k` and the entries carry another number of alternatives.",
     why="Alternative views and calibration tools expect k alternatives per token.",
     breaks=("tools that show or score the top-k alternatives",),
-    sources=("https://github.com/vllm-project/vllm/issues/3179",),
+    sources=(
+        "https://github.com/InternLM/lmdeploy/issues/1548",
+        "https://github.com/huggingface/text-generation-inference/issues/2108",
+    ),
     check=check,
     needs_request=True,
 )

@@ -23,8 +23,10 @@ RULE = Rule(
     title="usage asked, none came",
     what="The request set `stream_options.include_usage: true`, but no usage came.",
     why="Token accounting for streamed calls depends on that last usage chunk; without it cost and quota tools count nothing.",
-    breaks=("Langfuse, LlamaIndex, Phoenix (no token usage for streamed calls)",),
-    sources=("https://github.com/vllm-project/vllm/issues/36379",),
+    breaks=(
+        "Langfuse, LlamaIndex, Phoenix and every cost tracker (no token usage for the streamed call)",
+    ),
+    sources=("https://github.com/openai/openai-openapi/pull/240",),
     check=check,
     needs_request=True,
 )

@@ -25,10 +25,14 @@ RULE = Rule(
     title="usage not asked for",
     what="A usage chunk came though the request did not set `stream_options.include_usage: true`.",
     why="Without `include_usage` the spec sends no usage chunk; clients written to that read `choices[0]` of every chunk and fail on the usage chunk's empty `choices`.",
-    breaks=("apfel (IndexError on `choices[0]`)", "Portkey gateway (crash on empty choices)"),
+    breaks=(
+        "apfel (IndexError on `choices[0]`)",
+        "LangChain and the Vercel AI SDK (usage counted twice where it rides on a finish chunk)",
+    ),
     sources=(
         "https://github.com/Arthur-Ficial/apfel/issues/100",
-        "https://github.com/vllm-project/vllm/issues/36379",
+        "https://github.com/nguyenphutrong/quotio/issues/460",
+        "https://github.com/raullenchai/Rapid-MLX/pull/792",
     ),
     check=check,
     needs_request=True,
