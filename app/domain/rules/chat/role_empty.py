@@ -23,7 +23,13 @@ RULE = Rule(
     title='role ""',
     what='A delta carries `role: ""`.',
     why="`role` is `assistant` (or absent); schema-checking clients refuse the chunk.",
-    breaks=("Vercel AI SDK `@ai-sdk/openai-compatible` (type validation error)",),
-    sources=("https://github.com/vercel/ai/issues/15464",),
+    breaks=(
+        "Vercel AI SDK `@ai-sdk/openai-compatible` (type validation error)",
+        "@langchain/openai `ChatOpenAI` (the delta becomes a ChatMessageChunk: its tool calls are dropped)",
+    ),
+    sources=(
+        "https://github.com/vercel/ai/issues/15464",
+        "https://github.com/langchain-ai/langchainjs/issues/11468",
+    ),
     check=check,
 )

@@ -23,11 +23,18 @@ def check(evidence: Evidence) -> Iterator[Hit]:
 RULE = Rule(
     id="role-missing",
     dialects=CHAT_FAMILY,
-    severity="info",
+    severity="warning",
     title="no role",
     what="No delta of a choice carried `role`.",
     why="The first delta of a choice names its role; clients that start a message when the role comes never start one.",
-    breaks=("@langchain/openai (drops the tool-call deltas)",),
-    sources=("https://github.com/vercel/ai/issues/15464",),
+    breaks=(
+        "@langchain/openai (a tool-call delta before any role is not an AIMessageChunk: its tool calls are dropped)",
+        "LangWatch's python tracer (KeyError: 0)",
+    ),
+    sources=(
+        "https://github.com/langchain-ai/langchainjs/pull/11157",
+        "https://github.com/langwatch/langwatch/issues/6196",
+        "https://github.com/maximhq/bifrost/issues/6523",
+    ),
     check=check,
 )
