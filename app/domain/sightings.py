@@ -47,6 +47,3 @@ class Sightings:
 
     def __contains__(self, fact: object) -> bool:
         return fact in self._counts
-
-    def facts(self) -> dict[str, int]:
-        return dict(self._counts)

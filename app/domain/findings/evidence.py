@@ -94,7 +94,3 @@ class Evidence:
         if self._metrics is None:
             self._metrics = compute(self.stream, self.stall_ms)
         return self._metrics
-
-    @property
-    def events_with_output(self) -> int:
-        return sum(1 for raw in self.stream.raw if raw.choices)
