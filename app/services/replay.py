@@ -24,8 +24,8 @@ from .sources import Loaded
 
 
 class EncodedStream:
-    """One stream's ``raw_meta`` (encoded at once: one message), then its ``events`` batches
-    and ``summary``, each encoded the first time a viewer asks for it."""
+    """One stream's ``raw_meta`` (encoded at once: one message), then its ``events`` batches,
+    ``summary`` and ``findings``, each encoded the first time a viewer asks for it."""
 
     def __init__(self, stream: Stream, settings: Settings) -> None:
         self.index = stream.index
@@ -35,6 +35,7 @@ class EncodedStream:
         self._batches: list[Prepared] = []
         self._pending: Iterator[bytes] | None = encoder.event_messages(0)
         self._summary: Prepared | None = None
+        self._findings: Prepared | None = None
         self._encoder, self._stall_ms = encoder, settings.stall_ms
 
     def batches(self) -> Iterator[Prepared]:
@@ -55,7 +56,8 @@ class EncodedStream:
 
     def weight(self) -> int:
         with self._lock:
-            held = [self.raw_meta, *self._batches, *([self._summary] if self._summary else [])]
+            held = [self.raw_meta, *self._batches]
+            held += [p for p in (self._summary, self._findings) if p is not None]
         return sum(prepared.weight() for prepared in held)
 
     def summary(self) -> Prepared:
@@ -63,6 +65,14 @@ class EncodedStream:
             if self._summary is None:
                 self._summary = Prepared.of(self._encoder.summary_message(self._stall_ms))
             return self._summary
+
+    def findings(self) -> Prepared:
+        """The stream's ``findings`` (after its summary: its timeline is complete)."""
+        with self._lock:
+            if self._findings is None:
+                message = self._encoder.findings_message(self._stall_ms)
+                self._findings = Prepared.of(message)
+            return self._findings
 
 
 @dataclass(frozen=True)
