@@ -143,3 +143,22 @@ def test_a_proxied_call_followed_live_gets_findings_as_they_happen(page, proxied
         f"Number({newest}.querySelector('td[data-field=findings]').textContent) >= 1",
     )
     assert int(cell.get_attribute("data-errors")) >= 1
+
+
+def test_a_live_run_shows_findings_as_they_happen(page, server, fake):
+    page.goto(server.url + "/live")
+    page.get_by_test_id("live-base-url").fill(fake.url)
+    page.get_by_test_id("live-model").fill(f"replay:{CAPTURE}")
+    page.get_by_test_id("live-api-key").fill("sk-browser-canary-0123456789")
+    headers = page.locator('textarea[name="extra_headers"]')
+    if not headers.is_visible():  # in a folded part of the form
+        page.locator("details:has(textarea[name=extra_headers]) > summary").first.click()
+    headers.fill('{"X-Gap-Ms": "2500"}')
+    page.get_by_test_id("live-run").click()
+    wait_until(page, "document.querySelector('#player').dataset.state === 'live'")
+    wait_until(page, f"!!document.querySelector('{FINDING}')", timeout=15)
+    assert page.locator("#player").get_attribute("data-end-reason") is None
+    assert page.get_by_test_id("findings").get_attribute("data-final") == "false"
+    wait_until(page, "document.querySelector('#player').dataset.endReason === 'done'", timeout=20)
+    assert page.get_by_test_id("findings").get_attribute("data-final") == "true"
+    assert page.locator(FINDING).get_attribute("data-severity") == "error"
