@@ -131,7 +131,8 @@ export class FindingsView {
     item.appendChild(jump);
     item.appendChild(el("p", { class: "finding-message", "data-testid": "finding-message" }, finding.message));
     const links = el("p", { class: "finding-links" });
-    const doc = docLink(finding);
+    // The catalogue is the server's page: an exported player opened from a file has none.
+    const doc = location.protocol.startsWith("http") ? docLink(finding) : null;
     if (doc) links.appendChild(el("a", { href: doc, "data-testid": "finding-doc", "aria-label": `About the rule ${finding.rule}` }, `rule ${finding.rule}`));
     links.appendChild(el("a", { href: findingUrl(location.href, finding.rule), "data-testid": "finding-link", "aria-label": `Link to the finding ${finding.title}` }, "link"));
     item.appendChild(links);
