@@ -27,8 +27,9 @@ class EncodedStream:
     """One stream's ``raw_meta`` (encoded at once: one message), then its ``events`` batches,
     ``summary`` and ``findings``, each encoded the first time a viewer asks for it."""
 
-    def __init__(self, stream: Stream, settings: Settings) -> None:
+    def __init__(self, stream: Stream, settings: Settings, *, final: bool = True) -> None:
         self.index = stream.index
+        self.final = final  # its findings are final: not a recording that is still growing
         encoder = StreamEncoder(stream, settings.event_batch)
         self.raw_meta = Prepared.of(encoder.raw_meta(0))
         self._lock = threading.Lock()
@@ -70,7 +71,7 @@ class EncodedStream:
         """The stream's ``findings`` (after its summary: its timeline is complete)."""
         with self._lock:
             if self._findings is None:
-                message = self._encoder.findings_message(self._stall_ms)
+                message = self._encoder.findings_message(self._stall_ms, final=self.final)
                 self._findings = Prepared.of(message)
             return self._findings
 
@@ -104,5 +105,10 @@ def _encode(loaded: Loaded, settings: Settings) -> EncodedCapture:
         pace_ms=settings.untimed_pace_ms,
         stall_ms=settings.stall_ms,
     )
-    streams = [EncodedStream(stream, settings) for stream in capture.streams]
+    streams = [
+        EncodedStream(
+            stream, settings, final=not (loaded.recorded_live and stream.end_reason is None)
+        )
+        for stream in capture.streams
+    ]
     return EncodedCapture(Prepared.of(header), streams)
