@@ -176,3 +176,20 @@ def test_a_live_run_sends_findings_as_they_happen_and_once_more_at_its_end(store
         fits(message)
     _, index = run.snapshot(0)
     assert index == len(run.log) - CLOSING
+
+
+def test_the_service_judges_each_stream_once_and_keeps_it_with_the_capture():
+    from app.services.findings import capture_findings
+    from app.services.sources import Loaded
+
+    two = NO_INDEX + b"\n" + WITH_INDEX  # the chat reading splits a second stream at its start
+    capture = read_capture(two, None)
+    loaded = Loaded("k", "t", capture, {})
+    found = capture_findings(loaded, 250.0)
+    assert [s["stream"] for s in found] == [s.index for s in capture.streams]
+    assert len(found) == 2
+    assert RULE in {f["rule"] for f in found[0]["findings"]}
+    assert RULE not in {f["rule"] for f in found[1]["findings"]}
+    assert found[0]["counts"]["error"] >= 1
+    assert all(f["doc"] == f"/rules#{f['rule']}" for s in found for f in s["findings"])
+    assert capture_findings(loaded, 250.0) is found  # kept: not judged again
