@@ -1,6 +1,6 @@
 """The websocket wire protocol between the server and the page (``docs/protocol.md``).
 
-Version 3, negotiated as the websocket subprotocol ``streamscope.v3`` and repeated in the first
+Version 4, negotiated as the websocket subprotocol ``streamscope.v4`` and repeated in the first
 message (``hello``). The message types are a closed set: ``SERVER_MESSAGES`` (server to page)
 and ``CLIENT_MESSAGES`` (page to server). ``static/js/protocol.js`` mirrors both lists and the
 version; ``tests/test_protocol.py`` fails when this module, the JS mirror and the doc disagree.
@@ -19,7 +19,7 @@ import msgspec
 import msgspec.inspect
 import orjson
 
-VERSION = 3
+VERSION = 4
 SUBPROTOCOL = f"streamscope.v{VERSION}"
 
 JSON = dict[str, Any]
@@ -111,6 +111,33 @@ class Summary(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     raw_events: int
 
 
+class FindingInfo(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """One finding of a ``findings`` message: a rule of the catalogue the stream breaks
+    (app/domain/findings/model.py), where (``raw``: its raw event, null for the whole stream),
+    and the link to the rule's entry (``doc``: ``/rules#<rule>``)."""
+
+    rule: str
+    severity: str  # error, warning or info
+    title: str
+    message: str
+    raw: int | None
+    t: float | None
+    line: int | None
+    byte: int | None
+    count: int
+    doc: str
+
+
+class Findings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A stream's findings, the whole list (each message replaces the last), with how many
+    of each severity; ``final`` once the stream is complete."""
+
+    stream: int
+    findings: list[FindingInfo]
+    counts: dict[str, int]
+    final: bool
+
+
 class Raw(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Raw event texts, in answer to ``raw_request``."""
 
@@ -171,6 +198,7 @@ SERVER_SHAPES: dict[str, type[msgspec.Struct]] = {
     "raw_meta": RawMeta,
     "events": Events,
     "summary": Summary,
+    "findings": Findings,
     "raw": Raw,
     "status": Status,
     "end": End,

@@ -16,11 +16,15 @@ import orjson
 
 from .domain.dialects.labels import ViewOf, no_view
 from .domain.events import Diagnostic, Event
+from .domain.findings.engine import counts
+from .domain.findings.model import Finding
+from .domain.rules import find
 from .domain.stream import Stream
 from .domain.summary import diagnostic_json, dialect_of, summarize
 from .protocol import RAW_COLUMNS, encode, encode_bytes
 
 RAW_KINDS = {"event": 0, "comment": 1, "other": 2}
+RULE_DOC = "/rules#"  # a rule's entry in the catalogue page (app/web/http/rules.py)
 BATCH_BYTES = 512 * 1024
 
 
@@ -114,11 +118,59 @@ class StreamEncoder:
     def summary_message(self, stall_ms: float) -> bytes:
         return encode_bytes("summary", stream=self.stream.index, **summarize(self.stream, stall_ms))
 
+    def findings(self, stall_ms: float, *, final: bool = True) -> str:
+        return self.findings_message(stall_ms, final=final).decode()
+
+    def findings_message(self, stall_ms: float, *, final: bool = True) -> bytes:
+        """The stream's findings as it stands (docs/protocol.md, ``findings``): the whole
+        list, which replaces any sent before; ``final`` once the stream is complete."""
+        return findings_bytes(self.stream.index, stream_findings(self.stream, stall_ms), final)
+
     def raw_items(self, start: int, count: int) -> list[dict[str, Any]]:
         """Raw events with their text, for the raw view (``raw``, in answer to ``raw_request``)."""
         stream = self.stream
         end = min(start + count, len(stream.raw))
         return [dict(stream.raw[i].to_json(), text=stream.raw_text(i)) for i in range(start, end)]
+
+
+def rule_doc(rule: str) -> str:
+    """Where a rule's entry is: its anchor on the catalogue page."""
+    return RULE_DOC + rule
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    """A finding as the page, the API and ``findings`` messages give it: its fields and the
+    link to its rule's entry."""
+    return {
+        "rule": finding.rule,
+        "severity": finding.severity,
+        "title": finding.title,
+        "message": finding.message,
+        "raw": finding.raw,
+        "t": finding.t,
+        "line": finding.line,
+        "byte": finding.byte,
+        "count": finding.count,
+        "doc": rule_doc(finding.rule),
+    }
+
+
+def stream_findings(stream: Stream, stall_ms: float) -> list[Finding]:
+    return find(stream, stall_ms=stall_ms)
+
+
+def findings_fields(index: int, findings: list[Finding]) -> dict[str, Any]:
+    """One stream's findings with their counts by severity (a message's fields, and an
+    entry of ``GET /api/captures/<id>/findings``)."""
+    return {
+        "stream": index,
+        "findings": [finding_json(f) for f in findings],
+        "counts": counts(findings),
+    }
+
+
+def findings_bytes(index: int, findings: list[Finding], final: bool) -> bytes:
+    return encode_bytes("findings", **findings_fields(index, findings), final=final)
 
 
 def event_batches(

@@ -17,11 +17,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.protocol import SERVER_SHAPES, StreamInfo, field_rows  # noqa: E402
+import msgspec  # noqa: E402
+
+from app.protocol import SERVER_SHAPES, FindingInfo, StreamInfo, field_rows  # noqa: E402
 
 DOC = ROOT / "docs" / "protocol.md"
 HEADER = "| field | type | always |"
-NESTED = {"capture": ("Each of `streams` is a `StreamInfo`:", StreamInfo)}
+NESTED: dict[str, tuple[str, type[msgspec.Struct]]] = {
+    "capture": ("Each of `streams` is a `StreamInfo`:", StreamInfo),
+    "findings": ("Each of `findings` is a `FindingInfo`:", FindingInfo),
+}
 
 
 def _without_tables(lines: list[str]) -> list[str]:

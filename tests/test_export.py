@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from app.protocol import VERSION
 from app.standalone.bundle import BundleError, bundle
 
 from .helpers import corpus
@@ -73,7 +74,7 @@ def test_export_a_file_with_a_hash_only_csp(tmp_path):
     assert page.count("<script") == 2 and '<link rel="stylesheet"' not in page
     assert 'src="/' not in page and 'href="/' not in page  # nothing from a server
     data = json.loads(found["data"])
-    assert data["timeline"]["version"] == 3 and data["markers"] == []  # protocol version 3
+    assert data["timeline"]["version"] == VERSION and data["markers"] == []  # the protocol's
     assert data["timeline"]["messages"][0]["title"] == "openai-gpt4o-tool-parallel.sse"
     assert sum(len(m["items"]) for m in data["timeline"]["raw"]) == len(
         data["timeline"]["messages"][1]["t"]

@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+from app.protocol import VERSION
+
 from .helpers import corpus
 from .live_server import LiveServer
 from .test_api import delete, request, upload
@@ -145,10 +147,11 @@ def test_the_timeline_document_holds_the_replay_messages(server):
     assert status == 200 and headers["content-type"] == "application/json"
     assert "content-encoding" not in headers  # asked for no compression
     doc = json.loads(body)
-    assert doc["version"] == 3 and "raw" not in doc  # protocol version 3
+    assert doc["version"] == VERSION and "raw" not in doc  # the protocol's version
     types = [m["type"] for m in doc["messages"]]
-    assert types[0] == "capture" and types[1] == "raw_meta" and types[-2:] == ["summary", "end"]
-    assert set(types) == {"capture", "raw_meta", "events", "summary", "end"}
+    assert types[0] == "capture" and types[1] == "raw_meta"
+    assert types[-3:] == ["summary", "findings", "end"]
+    assert set(types) == {"capture", "raw_meta", "events", "summary", "findings", "end"}
     assert doc["messages"][0]["title"] == "Doc"
     events = [e for m in doc["messages"] if m["type"] == "events" for e in m["events"]]
     assert any(e["kind"] == "tool_start" for e in events)

@@ -90,7 +90,8 @@ def test_a_run_is_followed_through_redis_every_event_once_in_order(store, redis_
     messages = mirror_messages(mirror)
     assert texts(messages) == [f"t{i}" for i in range(40)]
     assert mirror_events(messages) == run_events(run)
-    assert [m["type"] for m in messages][-2:] == ["summary", "end"]
+    assert [m["type"] for m in messages][-3:] == ["summary", "findings", "end"]
+    assert messages[-2]["final"] is True  # judged once more at the end, from the mirror's copy
     assert messages[-1]["reason"] == "done"
     assert not any(m["type"] == "status" and m["state"] == "fallback" for m in messages)
     # Delivered as a local run's writer delivers: consecutive entries merged into one

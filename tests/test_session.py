@@ -61,9 +61,11 @@ def test_replay_sends_hello_capture_timeline_summary_end():
         "raw_meta",
         "events",
         "summary",
+        "findings",
         "raw_meta",
         "events",
         "summary",
+        "findings",
         "end",
     ]
     capture = sent[1]

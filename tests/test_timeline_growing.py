@@ -34,6 +34,8 @@ def test_a_growing_recording_is_never_immutable_and_its_finished_version_is(tmp_
     growing = client.get(meta["timeline_url"], headers=HOST, buffered=True)
     assert growing.status_code == 200
     assert growing.headers["Cache-Control"] == "no-cache"
+    findings = [m for m in growing.get_json()["messages"] if m["type"] == "findings"]
+    assert [m["final"] for m in findings] == [False]  # a growing stream's findings so far
     store.append(record.id, read_line(20.0, chunk(" there")) + end_line(30.0, "done"))
     meta = client.get(f"/api/captures/{record.id}", headers=HOST, buffered=True).get_json()
     finished = client.get(meta["timeline_url"], headers=HOST, buffered=True)
@@ -47,6 +49,8 @@ def test_a_growing_recording_is_never_immutable_and_its_finished_version_is(tmp_
         if e["kind"] == "text"
     ]
     assert "".join(texts) == "Hi there"
+    findings = [m for m in finished.get_json()["messages"] if m["type"] == "findings"]
+    assert [m["final"] for m in findings] == [True]
 
 
 def test_an_upload_without_an_end_line_is_finished(tmp_path):

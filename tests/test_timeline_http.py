@@ -13,6 +13,7 @@ import brotli
 import pytest
 
 from app.captures.timed import header_line, read_line, response_line
+from app.protocol import VERSION
 from app.storage import NewCapture
 from app.web import codings, create_app
 from app.web.context import services_of
@@ -116,7 +117,7 @@ def test_conditional_requests(app, if_none_match, status):
         assert response.data == b""
     else:
         # protocol version 3 (issue 27, section 3)
-        assert json.loads(brotli.decompress(response.data))["version"] == 3
+        assert json.loads(brotli.decompress(response.data))["version"] == VERSION
 
 
 def test_a_document_is_built_and_each_form_compressed_once_however_many_ask_at_once(

@@ -25,12 +25,15 @@ from ..captures.model import Capture
 from ..domain.stream import Stream
 from ..protocol import encode
 from ..wire import StreamEncoder
+from .findings import LiveFindings
 from .followed import Piece
 from .recorded import RecordedStream
 from .recorder import Recorder
 from .redact import Redactor
 from .request import RunRequest
 from .view import live_capture_message, timeline_messages
+
+CLOSING = 3  # the last pieces of a finished run's log: its summary, findings and end
 
 
 class Stoppable(Protocol):
@@ -65,6 +68,7 @@ class LiveRun:
         self.upstream: Stoppable | None = None  # for cancel()
         self.writer: Any = None  # sends to the run's viewers (web/fanout.py)
         self.encoder = StreamEncoder(self.builder.stream)
+        self.findings = LiveFindings(self.encoder, stall_ms)  # findings.py: at most once a second
         self._raw_sent = 0
         self._events_sent = 0
         self._stopped = False  # the hub stopped the upstream: what still arrives is ignored
@@ -123,6 +127,9 @@ class LiveRun:
         )
         self._raw_sent, self._events_sent = piece.raw_end, piece.event_end
         self._append(piece)
+        found = self.findings.due()  # derived: a process that follows the run judges it itself
+        if found is not None:
+            self._append(Piece(message=found, derived=True))
 
     def cancel(self) -> None:
         """Stop the upstream at once (the page that started the run asked, or went away)."""
@@ -141,8 +148,11 @@ class LiveRun:
     def end(self, t: float, reason: str, error: str | None) -> None:
         reason, _ = self.recorded.end(t, reason, error)
         end = encode("end", reason=reason, error=self.stream.end_error)
+        with self.cond:
+            found = self.findings.final()
         self._publish(
             Piece(message=self.encoder.summary(self.stall_ms), derived=True),
+            Piece(message=found, derived=True),
             Piece(message=end, derived=True),
             finished=reason,
         )
@@ -170,15 +180,17 @@ class LiveRun:
 
     def snapshot(self, events_seen: int) -> tuple[list[str], int]:
         """For a page coming back after a dropped connection: every raw row and the events from
-        ``events_seen`` on, and the log index to follow from."""
+        ``events_seen`` on, the latest findings, and the log index to follow from."""
         with self.cond:
             catch_up = [
                 self.encoder.raw_meta(0, self._raw_sent),
                 *self.encoder.events(events_seen, self._events_sent),
             ]
             index = len(self.log)
-            if self.finished:  # its summary and end are in the log; send them again
-                index = max(0, len(self.log) - 2)
+            if self.finished:  # its summary, findings and end are in the log; send them again
+                index = max(0, len(self.log) - CLOSING)
+            elif self.findings.last is not None:
+                catch_up.append(self.findings.last)
             return catch_up, index
 
     def raw_texts(self, start: int, count: int) -> list[dict[str, Any]]:

@@ -33,6 +33,7 @@ from ..domain.stream import Source, Stream
 from ..protocol import encode
 from ..storage import CaptureStore
 from ..wire import StreamEncoder
+from .findings import LiveFindings
 from .followed import Piece
 from .publish import LINES, MESSAGE, OFFSET, request_stop, stream_key
 from .recorder import RECORDED_KINDS
@@ -80,6 +81,7 @@ class Mirror:
         self.after = b"0"  # the last entry id read
         self.falling_back = False
         self._steps = 0
+        self._findings: LiveFindings | None = None  # made with the stream (the tail's)
         self._from_store(whole=True)
         self.thread = threading.Thread(
             target=self._loop, name=f"mirror-{capture_id[:6]}", daemon=True
@@ -138,6 +140,8 @@ class Mirror:
             catch_up = [encoder.raw_meta(0, raw)] if raw else []
             if events > events_seen:
                 catch_up.extend(encoder.events(events_seen, events))
+            if not self.closing and self._findings is not None and self._findings.last:
+                catch_up.append(self._findings.last)
             return [*catch_up, *self.closing], len(self.log)
 
     def raw_texts(self, start: int, count: int) -> list[dict[str, Any]]:
@@ -238,6 +242,7 @@ class Mirror:
                 encoder = StreamEncoder(self.stream)
                 self.closing = [
                     encoder.summary(self.stall_ms),
+                    LiveFindings(encoder, self.stall_ms).final(),
                     encode("end", reason=end["reason"], error=end["error"]),
                 ]
                 self._append(*(Piece(message=text) for text in self.closing))
@@ -259,6 +264,16 @@ class Mirror:
         self._append(
             *(Piece(raw, now_raw, events, now_events, message=text, step=step) for text in texts)
         )
+        if self.tail.end is None:  # the end judges it once more (_feed)
+            found = self._live_findings().due()
+            if found is not None:
+                self._append(Piece(message=found))
+
+    def _live_findings(self) -> LiveFindings:
+        """The run's findings as this process judges them, from its own timeline (findings.py)."""
+        if self._findings is None or self._findings.encoder.stream is not self.stream:
+            self._findings = LiveFindings(StreamEncoder(self.stream), self.stall_ms)
+        return self._findings
 
     def _end(self, text: str) -> None:
         with self.cond:

@@ -1,11 +1,13 @@
 """The proxy's calls as they happen, for ``/proxy`` and ``GET /api/proxy/calls`` (docs/proxy.md).
 
 Each call is listed from the moment it is received, newest first: method, path, model, status,
-dialect, TTFT, duration and tokens, and where its recording is. While a call streams, its
-dialect, TTFT and tokens are read from its live timeline (the metrics' own definitions,
-``app/domain/metrics.py``), on a copy taken under the run's lock so the call's own thread
-never waits for a listing. The list is kept in memory by the process that served the calls
-(the most recent ``KEPT``); the recordings themselves are in the store.
+dialect, TTFT, duration, tokens and findings (how many, and how many of each severity), and
+where its recording is. While a call streams, its dialect, TTFT and tokens are read from its
+live timeline (the metrics' own definitions, ``app/domain/metrics.py``), on a copy taken under
+the run's lock so the call's own thread never waits for a listing; its findings are the run's
+own, judged at most once a second while it streams and once at its end
+(app/live/findings.py). The list is kept in memory by the process that served the calls (the
+most recent ``KEPT``); the recordings themselves are in the store.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..domain.metrics import compute
@@ -36,6 +38,7 @@ class Facts:
     ttft_ms: float | None = None
     tokens: int | None = None
     events: int = -1  # how many events they were read from
+    findings: dict[str, int] | None = None  # by severity, as the run last judged them
 
 
 @dataclass(eq=False)
@@ -70,7 +73,10 @@ class Call:
             return self.facts
         with run.cond:
             stream = run.stream
+            found = run.findings.counts
             if len(stream.events) == self.facts.events:
+                if found != self.facts.findings:
+                    self.facts = replace(self.facts, findings=found)
                 return self.facts
             copy = Stream(
                 index=0,
@@ -82,7 +88,7 @@ class Call:
             )
         metrics = compute(copy)
         self.facts = Facts(
-            copy.dialect_name, metrics.ttft_ms, metrics.output_tokens, len(copy.events)
+            copy.dialect_name, metrics.ttft_ms, metrics.output_tokens, len(copy.events), found
         )
         return self.facts
 
@@ -108,6 +114,8 @@ class Call:
             "ttft_ms": facts.ttft_ms,
             "duration_ms": self.duration_ms(now),
             "tokens": facts.tokens,
+            "findings": sum(facts.findings.values()) if facts.findings is not None else None,
+            "finding_counts": facts.findings,
             "started": round(self.started, 3),
             "recording": self.recording,
             "recording_end": self.recording_end,

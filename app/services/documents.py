@@ -34,6 +34,8 @@ def write_document(loaded: Loaded, settings: Settings, out: Out, *, raw: bool) -
             out.write(batch.payload)
         out.write(b",")
         out.write(stream.summary().payload)
+        out.write(b",")
+        out.write(stream.findings().payload)
     out.write(b"," + encode("end", reason="complete").encode() + b"]")
     if raw:
         out.write(b',"raw":[')

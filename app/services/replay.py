@@ -24,17 +24,19 @@ from .sources import Loaded
 
 
 class EncodedStream:
-    """One stream's ``raw_meta`` (encoded at once: one message), then its ``events`` batches
-    and ``summary``, each encoded the first time a viewer asks for it."""
+    """One stream's ``raw_meta`` (encoded at once: one message), then its ``events`` batches,
+    ``summary`` and ``findings``, each encoded the first time a viewer asks for it."""
 
-    def __init__(self, stream: Stream, settings: Settings) -> None:
+    def __init__(self, stream: Stream, settings: Settings, *, final: bool = True) -> None:
         self.index = stream.index
+        self.final = final  # its findings are final: not a recording that is still growing
         encoder = StreamEncoder(stream, settings.event_batch)
         self.raw_meta = Prepared.of(encoder.raw_meta(0))
         self._lock = threading.Lock()
         self._batches: list[Prepared] = []
         self._pending: Iterator[bytes] | None = encoder.event_messages(0)
         self._summary: Prepared | None = None
+        self._findings: Prepared | None = None
         self._encoder, self._stall_ms = encoder, settings.stall_ms
 
     def batches(self) -> Iterator[Prepared]:
@@ -55,7 +57,8 @@ class EncodedStream:
 
     def weight(self) -> int:
         with self._lock:
-            held = [self.raw_meta, *self._batches, *([self._summary] if self._summary else [])]
+            held = [self.raw_meta, *self._batches]
+            held += [p for p in (self._summary, self._findings) if p is not None]
         return sum(prepared.weight() for prepared in held)
 
     def summary(self) -> Prepared:
@@ -63,6 +66,14 @@ class EncodedStream:
             if self._summary is None:
                 self._summary = Prepared.of(self._encoder.summary_message(self._stall_ms))
             return self._summary
+
+    def findings(self) -> Prepared:
+        """The stream's ``findings`` (after its summary: its timeline is complete)."""
+        with self._lock:
+            if self._findings is None:
+                message = self._encoder.findings_message(self._stall_ms, final=self.final)
+                self._findings = Prepared.of(message)
+            return self._findings
 
 
 @dataclass(frozen=True)
@@ -94,5 +105,10 @@ def _encode(loaded: Loaded, settings: Settings) -> EncodedCapture:
         pace_ms=settings.untimed_pace_ms,
         stall_ms=settings.stall_ms,
     )
-    streams = [EncodedStream(stream, settings) for stream in capture.streams]
+    streams = [
+        EncodedStream(
+            stream, settings, final=not (loaded.recorded_live and stream.end_reason is None)
+        )
+        for stream in capture.streams
+    ]
     return EncodedCapture(Prepared.of(header), streams)

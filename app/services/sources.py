@@ -29,6 +29,7 @@ class Loaded:
     version: Any = None  # what the cached copy was read from (stored captures: size, title)
     encoded: Any = None  # its replay messages, once a viewer has encoded them (replay.py)
     summaries: Any = None  # its streams' summaries, once asked for (uploads.py)
+    findings: Any = None  # its streams' findings, once asked for (findings.py)
     recorded_live: bool = False  # a live run's or proxied call's recording (it grows until its end)
     size: int = 0  # bytes it was read from
     lock: threading.Lock = field(default_factory=threading.Lock)

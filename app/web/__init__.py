@@ -39,6 +39,7 @@ from .http.ops import ops
 from .http.pages import pages
 from .http.rawpages import raw_pages
 from .http.rooms import rooms
+from .http.rules import rule_pages
 from .http.timeline import documents
 from .ws.admission import Admission
 from .ws.endpoint import server_options, sock
@@ -132,6 +133,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     workload.install(app)
     bodies.install(app)
     app.register_blueprint(pages)
+    app.register_blueprint(rule_pages)
     app.register_blueprint(api)
     app.register_blueprint(markers)
     app.register_blueprint(documents)

@@ -13,6 +13,7 @@ import { StatusLine } from "./status.js";
 import { applyTheme } from "./theme.js";
 import { Timeline } from "./timeline.js";
 import { Chart } from "./views/chart.js";
+import { FindingsView } from "./views/findings.js";
 import { MarkersView } from "./views/markers.js";
 import { Popover } from "./views/popover.js";
 import { RawView } from "./views/raw.js";
@@ -72,6 +73,7 @@ export function mountPlayer(root, { onMessage = () => {}, openLink = (...args) =
   };
 
   const markers = new MarkersView(root, { player, timeline, status });
+  const findings = new FindingsView(root, { player, timeline, status, selectRaw: (stream, raw) => selection.highlightRaw(stream, raw) });
   const messages = new PageMessages(root, { timeline, renderer, player, rawView, status, transport, chart, selection }, wanted);
 
   // Playing, or a jump with the transport, brings the raw view back to the playhead.
@@ -90,7 +92,11 @@ export function mountPlayer(root, { onMessage = () => {}, openLink = (...args) =
     timeline,
     (message) => {
       messages.handle(message);
-      if (message.type === "end") markers.timelineComplete(wanted);
+      if (message.type === "findings") findings.received(message);
+      if (message.type === "end") {
+        markers.timelineComplete(wanted);
+        findings.timelineComplete();
+      }
       onMessage(message);
     },
     {
@@ -120,6 +126,7 @@ export function mountPlayer(root, { onMessage = () => {}, openLink = (...args) =
       rawView.reset();
       player.reset();
       markers.reset();
+      findings.reset();
       delete root.dataset.loaded;
     }
     messages.reset();
@@ -127,7 +134,7 @@ export function mountPlayer(root, { onMessage = () => {}, openLink = (...args) =
     link.start(message);
   }
 
-  const api = { player, timeline, renderer, rawView, selection, links, status, markers, connect, say: (text, kind) => status.say(text, kind), send: (type, fields) => link.send(type, fields) };
+  const api = { player, timeline, renderer, rawView, selection, links, status, markers, findings, connect, say: (text, kind) => status.say(text, kind), send: (type, fields) => link.send(type, fields) };
   window.streamscope = api;
   return api;
 }

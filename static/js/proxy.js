@@ -31,6 +31,7 @@ const COLUMNS = [
   ["ttft_ms", (call) => ms(call.ttft_ms)],
   ["duration_ms", (call) => ms(call.duration_ms)],
   ["tokens", (call) => call.tokens ?? "–"],
+  ["findings", (call) => call.findings ?? "–"],
   ["state", (call) => (call.recording_end && call.recording_end !== call.state ? `${call.state} (recording: ${call.recording_end})` : call.state)],
 ];
 
@@ -44,6 +45,11 @@ function row(call) {
       td.textContent = String(value(call));
     }
     if (field === "state" && call.error) td.title = call.error;
+    if (field === "findings" && call.finding_counts) {
+      const { error = 0, warning = 0, info = 0 } = call.finding_counts;
+      td.title = `${error} error${error === 1 ? "" : "s"}, ${warning} warning${warning === 1 ? "" : "s"}, ${info} info`;
+      td.dataset.errors = String(error);
+    }
     tr.appendChild(td);
   }
   return tr;

@@ -53,6 +53,19 @@ def test_player_on_an_upload(page, server):
     assert violations(page) == []
 
 
+def test_the_findings_panel_with_a_finding_selected(page, server):
+    """The findings panel (issue 29) on an upload whose tool-call fragments have no index,
+    with the finding selected, and the rule catalogue its doc link opens."""
+    open_capture(page, server, corpus("mistral-small-tool-call-no-index.sse"), "a11y findings")
+    page.wait_for_selector('[data-testid="findings"][data-ready="true"]', state="attached")
+    finding = page.locator('[data-testid="finding"][data-rule="tool-call-index-missing"]')
+    finding.get_by_test_id("finding-select").click()
+    assert finding.get_attribute("aria-current") == "true"
+    assert violations(page) == []
+    page.goto(server.url + "/rules#tool-call-index-missing")
+    assert violations(page) == []
+
+
 def test_compare(page, server):
     page.goto(server.url + "/compare/demos/plain-text/demos/anthropic-thinking")
     page.wait_for_selector("[data-testid=compare-side]", timeout=15000)

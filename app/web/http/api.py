@@ -9,6 +9,7 @@ from flask import Blueprint, Response, jsonify, request, url_for
 from ...captures.scrub import Redactions, sweep_str
 from ...domain.summary import diagnostic_json
 from ...services.exports import EXPORTS, export, suffix_of
+from ...services.findings import capture_findings
 from ...services.results import Out
 from ...services.uploads import Importer, summaries_of
 from ...settings import Settings
@@ -105,6 +106,15 @@ def metadata(capture_id: str) -> Response:
     }
     body["timeline_url"] = timeline_url(record.id)
     return jsonify(body)
+
+
+@api.get("/captures/<capture_id>/findings")
+@heavy
+def findings(capture_id: str) -> Response:
+    """Each stream's findings (the rule catalogue, /rules) with their counts by severity."""
+    _record(capture_id)
+    loaded = services().sources.stored(capture_id)
+    return jsonify({"streams": capture_findings(loaded, _settings().stall_ms)})
 
 
 @api.get("/captures/<capture_id>/raw")

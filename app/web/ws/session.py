@@ -137,6 +137,7 @@ class Session(LiveViewing, RoomViewing):
             for batch in batches:
                 self._send(batch)
             self._send(stream.summary())
+            self._send(stream.findings())
         self._send(encode("end", reason="complete"))
 
     def _serve_requests(self) -> None:
