@@ -140,19 +140,8 @@ def rule_doc(rule: str) -> str:
 
 def finding_json(finding: Finding) -> dict[str, Any]:
     """A finding as the page, the API and ``findings`` messages give it: its fields and the
-    link to its rule's entry."""
-    return {
-        "rule": finding.rule,
-        "severity": finding.severity,
-        "title": finding.title,
-        "message": finding.message,
-        "raw": finding.raw,
-        "t": finding.t,
-        "line": finding.line,
-        "byte": finding.byte,
-        "count": finding.count,
-        "doc": rule_doc(finding.rule),
-    }
+    link to its rule's entry on the catalogue page."""
+    return finding.to_json(RULE_DOC)
 
 
 def stream_findings(stream: Stream, stall_ms: float) -> list[Finding]:

@@ -15,8 +15,8 @@ from app.captures import read_capture
 from app.live.findings import EVERY_S, LiveFindings
 from app.live.hub import CLOSING
 from app.wire import StreamEncoder
+from tests.rules.cases import call
 from tests.rules.kit import chunk, sse
-from tests.rules.test_chat_tool_calls import call
 
 from .test_hub import new_run
 from .test_hub import store as store  # the fixture, for new_run

@@ -69,9 +69,10 @@ class Finding(msgspec.Struct, kw_only=True, omit_defaults=False):
     byte: int | None = None
     count: int = 1
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, doc: str = "docs/rules.md#") -> dict[str, Any]:
         """The finding as ``inspect --json``, the API and the wire give it: its fields and
-        ``doc``, its entry in docs/rules.md."""
+        ``doc``, its rule's entry (``doc`` and the rule's id: docs/rules.md's anchor for the
+        command line, the catalogue page's on a server)."""
         return {
             "rule": self.rule,
             "severity": self.severity,
@@ -82,5 +83,5 @@ class Finding(msgspec.Struct, kw_only=True, omit_defaults=False):
             "line": self.line,
             "byte": self.byte,
             "count": self.count,
-            "doc": f"docs/rules.md#{self.rule}",
+            "doc": doc + self.rule,
         }
