@@ -1,0 +1,44 @@
+"""The judges of a whole capture: for each stream, every judge that speaks its dialect, one
+after another (docs/judges.md). At most ``MAX_STREAMS`` streams of one capture are judged (each
+costs a process per judge); the rest get no verdicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..domain.judging import judged_bytes, reference
+from ..domain.stream import Stream
+from ..domain.summary import summarize
+from .registry import judges_for
+from .runner import Caps, run
+
+MAX_STREAMS = 16
+
+
+def judge_stream(
+    stream: Stream,
+    caps: Caps,
+    node_modules_at: Path | None,
+    normalized: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The verdicts on one stream (none when no judge speaks its dialect, or it is not a
+    stream of server-sent events); ``normalized`` is its summary's, when the caller has it."""
+    judges = judges_for(stream.dialect_name)
+    body = judged_bytes(stream)
+    if not judges or body is None:
+        return []
+    if normalized is None:
+        normalized = summarize(stream)["normalized"]
+    ours = reference(normalized)
+    return [run(judge, body, ours, caps, node_modules_at) for judge in judges]
+
+
+def judge_streams(
+    streams: list[Stream], caps: Caps, node_modules_at: Path | None
+) -> list[list[dict[str, Any]]]:
+    """The verdicts on each stream, in order (an empty list past ``MAX_STREAMS``)."""
+    return [
+        judge_stream(stream, caps, node_modules_at) if number < MAX_STREAMS else []
+        for number, stream in enumerate(streams)
+    ]
