@@ -35,10 +35,13 @@ def judge_stream(
 
 
 def judge_streams(
-    streams: list[Stream], caps: Caps, node_modules_at: Path | None
+    streams: list[Stream],
+    caps: Caps,
+    node_modules_at: Path | None,
+    max_streams: int = MAX_STREAMS,
 ) -> list[list[dict[str, Any]]]:
-    """The verdicts on each stream, in order (an empty list past ``MAX_STREAMS``)."""
+    """The verdicts on each stream, in order (an empty list past ``max_streams``)."""
     return [
-        judge_stream(stream, caps, node_modules_at) if number < MAX_STREAMS else []
+        judge_stream(stream, caps, node_modules_at) if number < max_streams else []
         for number, stream in enumerate(streams)
     ]
