@@ -140,7 +140,7 @@ def read_answer(
         return judged(client, version, api, ours, answer["theirs"])
     if isinstance(answer, dict) and isinstance(answer.get("crash"), str):
         return verdict(client, version, api, "crash", error=first_line(answer["crash"]))
-    said = first_line(ran.stderr.decode(errors="replace")) or "no answer"
+    said = _last_line(ran.stderr.decode(errors="replace")) or "no answer"
     return verdict(
         client,
         version,
@@ -148,6 +148,12 @@ def read_answer(
         "crash",
         error=f"the judge's process ended with code {ran.returncode}: {said}",
     )
+
+
+def _last_line(text: str, limit: int = 500) -> str:
+    """The last line a dead process wrote (a traceback ends with its exception)."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip()[:limit] if lines else ""
 
 
 def _answer(stdout: bytes) -> Any:
