@@ -17,11 +17,10 @@ from app.captures import Limits
 from app.captures.ingest import ingest
 from app.cli import main
 from app.judges.capture import judge_stream
-from app.judges.install import node_installed
 from app.judges.registry import JUDGES
-from app.judges.runner import Caps, node_dir
-from app.settings import load
+from app.judges.runner import Caps
 
+from . import judges_setup
 from .helpers import corpus
 
 pytestmark = pytest.mark.integration  # real clients in child processes, Node included
@@ -33,14 +32,7 @@ PACKAGES = {judge.client: judge.package for judge in JUDGES}
 
 @pytest.fixture(scope="module")
 def node_judges(tmp_path_factory) -> Path:
-    installed = node_dir(load({}).data_dir)
-    if node_installed(installed):
-        return installed
-    data = tmp_path_factory.mktemp("judges-data")
-    assert main(["judges", "install", "--node-only", "--data-dir", str(data)]) == 0
-    folder = node_dir(data)
-    assert node_installed(folder)
-    return folder
+    return judges_setup.node_judges(tmp_path_factory)
 
 
 def verdicts(data: bytes, folder: Path) -> dict[str, dict]:

@@ -12,7 +12,7 @@ if (panel) {
   const status = panel.querySelector('[data-testid="judges-status"]');
   const list = panel.querySelector('[data-testid="judge-list"]');
 
-  load(url, list, status);
+  if (panel.dataset.judged === "1") load(url, list, status); // verdicts kept: show them
   button.addEventListener("click", async () => {
     button.disabled = true;
     status.textContent = "Running the clients on this capture…";

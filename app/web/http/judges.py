@@ -64,6 +64,17 @@ def _limiter() -> RunLimiter:
     return found
 
 
+@judges.app_context_processor
+def _templates() -> dict[str, object]:
+    """``judged(id)`` for the page's panel (templates/_judges.html): whether verdicts are kept,
+    so that the page asks for them only then (a 404 would be a console error in a browser)."""
+
+    def judged(capture_id: str) -> bool:
+        return services().store.judge_verdicts(capture_id) is not None
+
+    return {"judged": judged}
+
+
 def _missing() -> NotFound:
     return NotFound("no such capture (deleted, expired, or never uploaded)", code="no_capture")
 
