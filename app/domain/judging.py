@@ -114,7 +114,7 @@ UNIFIED_FINISH = {
     "stop": ("stop", "end_turn", "stop_sequence", "completed", "STOP", "eos"),
     "length": ("length", "max_tokens", "MAX_TOKENS", "max_output_tokens", "incomplete"),
     "content-filter": ("content_filter", "SAFETY", "RECITATION", "refusal", "PROHIBITED_CONTENT"),
-    "tool-calls": ("tool_calls", "tool_use", "function_call"),
+    "tool-calls": ("function_call", "tool_calls", "tool_use"),
 }
 
 
