@@ -40,6 +40,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _inspect(data: bytes, args: argparse.Namespace) -> int:
+    if args.judges and not args.json:
+        print("streamscope: --judges goes with --json (docs/judges.md)", file=sys.stderr)
+        return EXIT_NO_STREAM
     capture = ingest(data, args.format, Limits(dialect=args.dialect), store=False).capture
     read_any = readable(capture) and not unread(capture)
     if args.json:
@@ -241,7 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     judges = commands.add_parser(
         "judges", help="the client judges: mainstream clients run on a capture's bytes"
     )
-    judges_commands = judges.add_subparsers(dest="judges_command", required=True)
+    judges_commands = judges.add_subparsers(
+        dest="judges_command", required=True, help="what to do with the judges"
+    )
     install = judges_commands.add_parser(
         "install",
         help="pip install the Python judges (the judges extra) where missing, and npm ci the "

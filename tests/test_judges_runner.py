@@ -148,3 +148,12 @@ def test_a_stream_no_judge_reads_gets_no_verdicts(tmp_path):
     data = corpus("dialects/ollama-chat-llama3-text.ndjson")
     stream = ingest(data, None, Limits(), store=False).capture.streams[0]
     assert judge_stream(stream, Caps(), tmp_path) == []
+
+
+def test_inspect_judges_without_json_says_what_it_needs(capsys):
+    from app.cli import main
+
+    from .helpers import capture_path
+
+    assert main(["inspect", "--judges", str(capture_path("openai-gpt4o-tool-single.sse"))]) == 2
+    assert "--judges goes with --json" in capsys.readouterr().err
