@@ -12,7 +12,8 @@ import pytest
 
 from .. import helpers, judges_setup
 from ..live_server import LiveServer
-from .conftest import watch
+from .conftest import SHOTS, watch
+from .test_accessibility import violations
 from .test_player import wait_until
 
 
@@ -65,6 +66,9 @@ def test_the_judges_panel_runs_the_clients_and_lists_their_verdicts(judged_serve
     # The AI SDK's crash quotes the chunk's JSON: as text, no element made of it.
     assert '"tool_calls"' in listed[2]["text"] and "<img" not in listed[2]["html"]
     assert page.locator('[data-testid="judges-status"]').text_content() == "4 verdicts."
+    assert violations(page) == []  # axe-core: nothing serious or critical, the panel filled
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    panel.screenshot(path=str(SHOTS / "judges-panel.png"))
     page.reload()
     wait_until(page, "document.querySelectorAll('[data-testid=\"judge\"]').length === 4", 15)
     assert [j["verdict"] for j in judges_listed(page)] == ["crash", "ok", "crash", "ok"]
