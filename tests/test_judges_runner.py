@@ -157,3 +157,17 @@ def test_inspect_judges_without_json_says_what_it_needs(capsys):
 
     assert main(["inspect", "--judges", str(capture_path("openai-gpt4o-tool-single.sse"))]) == 2
     assert "--judges goes with --json" in capsys.readouterr().err
+
+
+def test_the_caps_are_the_childs_own_limits():
+    import json
+    import resource
+
+    code = (
+        "import json, resource; print(json.dumps([resource.getrlimit(r) for r in "
+        "(resource.RLIMIT_AS, resource.RLIMIT_FSIZE, resource.RLIMIT_CPU)]))"
+    )
+    caps = Caps(timeout_s=5.0, memory_mb=700, output_bytes=4096)
+    ran = run_capped(python(code), b"", caps)
+    assert json.loads(ran.stdout) == [[700 * 1024 * 1024] * 2, [4096] * 2, [7, 7]]
+    assert resource.getrlimit(resource.RLIMIT_AS)[0] != 700 * 1024 * 1024  # not this process's

@@ -1,5 +1,5 @@
 """Running a judge (docs/judges.md, "Caps"): in a child process with its address space capped
-(``RLIMIT_AS``, set in the child before it starts), what it may write capped (its output goes
+(``RLIMIT_AS``, set in the child before the judge starts), what it may write capped (its output goes
 to files capped by ``RLIMIT_FSIZE``, read back up to that size), and a time after which its
 whole process group is killed. What it writes is turned into a verdict by the domain's
 comparison with Streamscope's own reading (app/domain/judging.py)."""
@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -166,14 +165,30 @@ def _answer(stdout: bytes) -> Any:
     return None
 
 
-def _limit(caps: Caps) -> None:  # pragma: no cover - runs in the child, before exec
-    import resource
+# Sets the caps, then becomes the judge (``exec``: the limits stay with the process). A small
+# program of its own rather than ``preexec_fn``, which is not safe in a server's threads.
+_LIMITED = """\
+import os, resource, sys
+memory, size, cpu = (int(value) for value in sys.argv[1:4])
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+os.execvp(sys.argv[4], sys.argv[4:])
+"""
 
-    memory = caps.memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (caps.output_bytes, caps.output_bytes))
-    seconds = int(caps.timeout_s) + 2
-    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds))
+
+def limited(command: list[str], caps: Caps) -> list[str]:
+    """``command`` run under ``caps``: address space, file size (its output), CPU seconds."""
+    return [
+        sys.executable,
+        "-I",
+        "-c",
+        _LIMITED,
+        str(caps.memory_mb * 1024 * 1024),
+        str(caps.output_bytes),
+        str(int(caps.timeout_s) + 2),
+        *command,
+    ]
 
 
 def run_capped(command: list[str], data: bytes, caps: Caps, cwd: Path | None = None) -> Ran:
@@ -186,13 +201,12 @@ def run_capped(command: list[str], data: bytes, caps: Caps, cwd: Path | None = N
         stdin.write(data)
         stdin.seek(0)
         process = subprocess.Popen(
-            command,
+            limited(command, caps),
             stdin=stdin,
             stdout=stdout,
             stderr=stderr,
             cwd=cwd,
             env=_environment(),
-            preexec_fn=partial(_limit, caps),
             start_new_session=True,
         )
         timed_out = False
