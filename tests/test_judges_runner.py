@@ -171,3 +171,16 @@ def test_the_caps_are_the_childs_own_limits():
     ran = run_capped(python(code), b"", caps)
     assert json.loads(ran.stdout) == [[700 * 1024 * 1024] * 2, [4096] * 2, [7, 7]]
     assert resource.getrlimit(resource.RLIMIT_AS)[0] != 700 * 1024 * 1024  # not this process's
+
+
+def test_a_judge_that_cannot_start_says_so(tmp_path):
+    """The Node judges' folder is there but its script cannot be put beside them (a file where
+    the script goes is a folder): a verdict, not an exception."""
+    node = next(j for j in JUDGES if j.client == "@ai-sdk/openai-compatible")
+    package = tmp_path / "node_modules" / node.package
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"version": "9.9.9"}')
+    (tmp_path / "judge.mjs").mkdir()
+    found = run(node, b"", OURS, Caps(), tmp_path)
+    assert (found["verdict"], found["version"]) == ("not installed", "9.9.9")
+    assert found["error"].startswith("cannot start: ")

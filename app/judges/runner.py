@@ -123,8 +123,11 @@ def run(
     if version is None:
         how = "streamscope judges install"
         return verdict(judge.client, None, api, "not installed", error=f"not installed ({how})")
-    command, cwd = command_for(judge, node_modules_at)
-    ran = run_capped(command, body, caps, cwd)
+    try:
+        command, cwd = command_for(judge, node_modules_at)
+        ran = run_capped(command, body, caps, cwd)
+    except OSError as exc:  # the folder read-only, node gone since it was looked for
+        return verdict(judge.client, version, api, "not installed", error=f"cannot start: {exc}")
     return read_answer(judge.client, version, api, ours, ran, caps)
 
 
