@@ -114,3 +114,27 @@ def test_a_stored_captures_page_has_the_judges_panel_and_its_module(client):
     assert "js/judges.js" in page
     embed = client.get(f"/embed/{capture_id}", headers=HOST).get_data(as_text=True)
     assert 'data-testid="judges"' not in embed
+
+
+@pytest.mark.integration
+def test_a_run_on_a_server_gives_the_real_clients_verdicts(tmp_path_factory):
+    """The real judges behind the API: a chat stream every client reads, judged by the four
+    chat judges, kept, and read back the same."""
+    from app.web import create_app
+
+    from . import judges_setup
+
+    data = judges_setup.data_dir_with_judges(tmp_path_factory, "judges-api-data")
+    client = create_app({"data_dir": str(data)}).test_client()
+    capture_id = stored(client, "openai-gpt4o-tool-single.sse")
+    ran = client.post(f"/api/captures/{capture_id}/judges", headers=HOST)
+    assert ran.status_code == 200
+    (verdicts,) = ran.get_json()["streams"]
+    assert [(v["client"], v["verdict"]) for v in verdicts] == [
+        ("openai-python", "ok"),
+        ("langchain-openai", "ok"),
+        ("@ai-sdk/openai", "ok"),
+        ("@ai-sdk/openai-compatible", "ok"),
+    ]
+    kept = client.get(f"/api/captures/{capture_id}/judges", headers=HOST).get_json()
+    assert kept["streams"] == [verdicts]
