@@ -1,9 +1,10 @@
-"""The judges of a whole capture: for each stream, every judge that speaks its dialect, one
-after another (docs/judges.md). At most ``MAX_STREAMS`` streams of one capture are judged (each
+"""The judges of a whole capture: for each stream, every judge that speaks its dialect, two at a
+time (docs/judges.md). At most ``MAX_STREAMS`` streams of one capture are judged (each
 costs a process per judge); the rest get no verdicts."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from .registry import judges_for
 from .runner import Caps, run
 
 MAX_STREAMS = 16
+AT_ONCE = 2
 
 
 def judge_stream(
@@ -31,7 +33,10 @@ def judge_stream(
     if normalized is None:
         normalized = summarize(stream)["normalized"]
     ours = reference(normalized)
-    return [run(judge, body, ours, caps, node_modules_at) for judge in judges]
+    # Each judge waits on its own process: AT_ONCE of them run side by side (one per core of
+    # the machine the project is sized for), in the registry's order in the answer.
+    with ThreadPoolExecutor(max_workers=AT_ONCE) as pool:
+        return list(pool.map(lambda judge: run(judge, body, ours, caps, node_modules_at), judges))
 
 
 def judge_streams(
