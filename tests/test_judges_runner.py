@@ -184,3 +184,14 @@ def test_a_judge_that_cannot_start_says_so(tmp_path):
     found = run(node, b"", OURS, Caps(), tmp_path)
     assert (found["verdict"], found["version"]) == ("not installed", "9.9.9")
     assert found["error"].startswith("cannot start: ")
+
+
+def test_the_node_judges_script_beside_its_modules_is_this_versions(tmp_path):
+    from app.judges.runner import JUDGE_SCRIPT, command_for
+
+    node = next(j for j in JUDGES if j.runtime == "node")
+    (tmp_path / "judge.mjs").write_text("// an older judge")
+    command, cwd = command_for(node, tmp_path)
+    assert (tmp_path / "judge.mjs").read_bytes() == JUDGE_SCRIPT.read_bytes()
+    assert cwd == tmp_path and command[-2:] == [str(tmp_path / "judge.mjs"), node.target]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["judge.mjs"]  # no file left beside

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -97,7 +98,11 @@ def _same_script(script: Path) -> None:
             return
     except OSError:
         pass
-    script.write_bytes(wanted)
+    # Written beside it and moved into place: a judge starting meanwhile reads the whole of
+    # one or the other, never half of one.
+    fresh = script.with_name(f".{script.name}.{os.getpid()}.{threading.get_ident()}")
+    fresh.write_bytes(wanted)
+    os.replace(fresh, script)
 
 
 def api_of(judge: Judge, node_modules_at: Path | None) -> str:
