@@ -169,3 +169,15 @@ def test_inspect_json_judges_adds_the_verdicts_of_each_stream(node_judges, capsy
     }
     assert main(["inspect", "--json", str(path)]) == 0
     assert "judges" not in json.loads(capsys.readouterr().out)["streams"][0]
+
+
+def test_the_ai_sdks_openai_provider_reads_no_reasoning_content(node_judges):
+    """DeepSeek's ``reasoning_content``: @ai-sdk/openai-compatible reads it as reasoning,
+    @ai-sdk/openai (OpenAI's own chat API has no such field) leaves it out."""
+    found = verdicts(corpus("deepseek-reasoner-reasoning-content.sse"), node_judges)
+    assert (
+        found["@ai-sdk/openai-compatible streamText openaiCompatible.chatModel"]["verdict"] == "ok"
+    )
+    sdk = found["@ai-sdk/openai streamText openai.chat"]
+    assert (sdk["verdict"], sdk["field"], sdk["theirs"]) == ("differs", "reasoning", "")
+    assert sdk["ours"].startswith("We need to count")

@@ -195,3 +195,14 @@ def test_the_node_judges_script_beside_its_modules_is_this_versions(tmp_path):
     assert (tmp_path / "judge.mjs").read_bytes() == JUDGE_SCRIPT.read_bytes()
     assert cwd == tmp_path and command[-2:] == [str(tmp_path / "judge.mjs"), node.target]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["judge.mjs"]  # no file left beside
+
+
+def test_a_node_judge_without_node_says_not_installed(tmp_path, monkeypatch):
+    node = next(j for j in JUDGES if j.runtime == "node")
+    package = tmp_path / "node_modules" / node.package
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"version": "1.2.3"}')
+    assert version_of(node, tmp_path) == "1.2.3"  # node is on the PATH (scripts/test)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert version_of(node, tmp_path) is None
+    assert run(node, b"", OURS, Caps(), tmp_path)["verdict"] == "not installed"
