@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from .captures import FORMAT_NAMES, Limits
 from .captures.ingest import ingest
@@ -46,10 +47,14 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _inspect(data: bytes, args: argparse.Namespace) -> int:
+    if args.judges and not args.json:
+        print("streamscope: --judges goes with --json (docs/judges.md)", file=sys.stderr)
+        return EXIT_NO_STREAM
     capture = ingest(data, args.format, Limits(dialect=args.dialect), store=False).capture
     read_any = readable(capture) and not unread(capture)
     if args.json:
-        write_json(capture, sys.stdout.buffer.write, args.stall_ms)
+        judge = _stream_judge(args) if args.judges else None
+        write_json(capture, sys.stdout.buffer.write, args.stall_ms, judge=judge)
     else:
         sys.stdout.write(render(capture, args.file, args.stall_ms))
     return EXIT_OK if read_any else EXIT_NO_STREAM
@@ -64,6 +69,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"streamscope check: {exc}", file=sys.stderr)
         return EXIT_NO_STREAM
     results = []
+    judge = _stream_judge(args) if args.judges else None
     with paused():
         for path in args.files:
             try:
@@ -73,7 +79,12 @@ def cmd_check(args: argparse.Namespace) -> int:
                 continue
             results.append(
                 check_capture(
-                    path, data, fail_on=args.fail_on, budgets=budgets, stall_ms=args.stall_ms
+                    path,
+                    data,
+                    fail_on=args.fail_on,
+                    budgets=budgets,
+                    stall_ms=args.stall_ms,
+                    judge=judge,
                 )
             )
     form = "json" if args.json else args.format
@@ -86,6 +97,42 @@ def cmd_check(args: argparse.Namespace) -> int:
     if any(r.error is not None for r in results):
         return EXIT_NO_STREAM
     return EXIT_OK if all(r.passed for r in results) else EXIT_FAILED
+
+
+def _stream_judge(args: argparse.Namespace) -> Any:
+    """``inspect --judges``: each stream's verdicts (docs/judges.md), with the settings' caps
+    and the Node judges where ``judges install`` put them."""
+    from .judges.capture import judge_stream
+    from .judges.runner import Caps, node_dir
+    from .settings import load
+
+    settings = load({"data_dir": args.data_dir})
+    caps = Caps(timeout_s=settings.judges_timeout_s, memory_mb=settings.judges_memory_mb)
+    folder = node_dir(settings.data_dir)
+
+    def judge(stream: Any, normalized: Any) -> list[dict[str, Any]]:
+        return judge_stream(stream, caps, folder, normalized)
+
+    return judge
+
+
+def cmd_judges_install(args: argparse.Namespace) -> int:
+    """``judges install``: the Python judges into this environment, the Node judges under the
+    data folder (docs/judges.md, "Install")."""
+    from .judges.install import install_node, install_python
+    from .judges.runner import node_dir
+    from .settings import load
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr)
+
+    folder = node_dir(load({"data_dir": args.data_dir}).data_dir)
+    ok = True
+    if not args.node_only:
+        ok = install_python(say) and ok
+    if not args.python_only:
+        ok = install_node(folder, say) and ok
+    return EXIT_OK if ok else EXIT_NO_STREAM
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -228,6 +275,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     inspect.add_argument("--json", action="store_true", help="machine-readable output")
     inspect.add_argument(
+        "--judges",
+        action="store_true",
+        help="with --json: run the client judges on each stream and add their verdicts "
+        "(docs/judges.md)",
+    )
+    inspect.add_argument(
+        "--data-dir", default=None, help="where `judges install` put the Node judges"
+    )
+    inspect.add_argument(
         "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"
     )
     inspect.set_defaults(run=cmd_inspect)
@@ -255,7 +311,33 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"
     )
+    check.add_argument(
+        "--judges",
+        action="store_true",
+        help="run the client judges too: a crash fails as an error, a different reading as a "
+        "warning (docs/judges.md)",
+    )
+    check.add_argument(
+        "--data-dir", default=None, help="where `judges install` put the Node judges"
+    )
     check.set_defaults(run=cmd_check)
+
+    judges = commands.add_parser(
+        "judges", help="the client judges: mainstream clients run on a capture's bytes"
+    )
+    judges_commands = judges.add_subparsers(
+        dest="judges_command", required=True, help="what to do with the judges"
+    )
+    install = judges_commands.add_parser(
+        "install",
+        help="pip install the Python judges (the judges extra) where missing, and npm ci the "
+        "Node judges under the data folder",
+    )
+    install.add_argument("--data-dir", default=None, help="where the Node judges go")
+    only = install.add_mutually_exclusive_group()
+    only.add_argument("--python-only", action="store_true", help="only the Python judges")
+    only.add_argument("--node-only", action="store_true", help="only the Node judges")
+    install.set_defaults(run=cmd_judges_install)
     export = commands.add_parser(
         "export",
         help="write one self-contained HTML player of a capture (plays from file://, no network)",

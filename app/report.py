@@ -174,14 +174,26 @@ def _metrics_lines(metrics: dict[str, Any]) -> list[str]:
     return lines
 
 
-def json_document(capture: Capture, stall_ms: float = 250.0) -> dict[str, Any]:
-    """``inspect --json``: the format, capture diagnostics and every stream's summary."""
+# What ``inspect --judges`` adds to a stream's summary: its verdicts, from the stream and its
+# normalized outputs (app/judges/capture.py).
+StreamJudge = Callable[[Stream, Any], list[dict[str, Any]]]
+
+
+def json_document(
+    capture: Capture, stall_ms: float = 250.0, judge: StreamJudge | None = None
+) -> dict[str, Any]:
+    """``inspect --json``: the format, capture diagnostics and every stream's summary with its
+    findings; with ``judge``, each summary's ``judges`` (docs/judges.md)."""
+    streams = [judged_summary(stream, stall_ms) for stream in capture.streams]
+    if judge is not None:
+        for stream, summary in zip(capture.streams, streams, strict=True):
+            summary["judges"] = judge(stream, summary["normalized"])
     return {
         "format": capture.format,
         "format_reason": capture.format_reason,
         "compression": capture.compression,
         "diagnostics": [diagnostic_json(d) for d in capture.diagnostics],
-        "streams": [judged_summary(stream, stall_ms) for stream in capture.streams],
+        "streams": streams,
     }
 
 
@@ -204,10 +216,15 @@ def render_json(capture: Capture, stall_ms: float = 250.0) -> bytes:
     return orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 
-def write_json(capture: Capture, out: Callable[[bytes], Any], stall_ms: float = 250.0) -> None:
+def write_json(
+    capture: Capture,
+    out: Callable[[bytes], Any],
+    stall_ms: float = 250.0,
+    judge: StreamJudge | None = None,
+) -> None:
     """``render_json``'s bytes, to ``out`` in pieces (``inspect --json``: the output is never
     whole in memory beside the capture, jsonout.py)."""
-    jsonout.write(json_document(capture, stall_ms), out)
+    jsonout.write(json_document(capture, stall_ms, judge), out)
 
 
 def render(capture: Capture, name: str, stall_ms: float = 250.0) -> str:

@@ -135,6 +135,18 @@ class Settings:
         100,
         "markers one capture may hold (its owner adds them); more get 400 too_many_markers",
     )
+    judges_timeout_s: float = setting(
+        30.0,
+        "seconds one client judge may run on one stream before its process is killed (docs/judges.md)",
+    )
+    judges_memory_mb: int = setting(
+        2048,
+        "MB of address space one client judge's process may take (RLIMIT_AS; Node needs about 1024)",
+    )
+    judges_per_hour: int = setting(
+        20,
+        "judge runs (POST /api/captures/<id>/judges) one address may start per hour; more get 429",
+    )
     api_keys: str = setting(
         API_KEYS_DEFAULT,
         "server variables a live run may take its API key from, each tied to the one base URL it may be sent to (VARIABLE=URL, comma-separated)",

@@ -124,3 +124,26 @@ def test_inspect_json_carries_findings_with_where_and_doc(tmp_path, capsys):
     assert finding["severity"] == "error" and finding["line"] == 1 and finding["raw"] == 0
     assert finding["count"] == 2 and finding["doc"] == "docs/rules.md#tool-call-index-missing"
     assert stream["finding_counts"]["error"] >= 1
+
+
+@pytest.mark.integration
+def test_check_judges_fail_on_a_client_that_crashes_and_say_not_installed_without_failing(
+    tmp_path_factory, capsys
+):
+    """The real clients: openai-python crashes on a tool call without index (docs/judges.md);
+    where the Node judges are not installed they say so and fail nothing."""
+    from tests import judges_setup
+
+    data = judges_setup.data_dir_with_judges(tmp_path_factory, "check-judges")
+    assert main(["check", "--judges", "--data-dir", str(data), "--json", str(NO_INDEX)]) == 1
+    (file,) = json.loads(capsys.readouterr().out)["files"]
+    assert "openai-python" in file["check"][0]["failing_judges"]
+    empty = tmp_path_factory.mktemp("no-node-judges")
+    assert (
+        main(["check", "--judges", "--data-dir", str(empty), "--format", "junit", str(CLEAN)]) == 0
+    )
+    root = ET.fromstring(capsys.readouterr().out.encode())
+    judged = {c.get("name"): c for c in root.iter("testcase") if c.get("name").startswith("judge ")}
+    assert any("openai-python" in name for name in judged)
+    skipped = [n for n, c in judged.items() if c.find("skipped") is not None]
+    assert skipped and all("@ai-sdk" in n for n in skipped)

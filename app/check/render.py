@@ -28,7 +28,10 @@ def text(results: Iterable[FileCheck], fail_on: str) -> str:
                 )
             out += [f"    {'x' if k.held is False else '-'} {k.describe()}" for k in stream.budgets]
             out += [
-                f"    - judge {j['client']} {j.get('version') or ''}: {j['verdict']}"
+                f"    {'x' if j in stream.failing_judges else '-'} judge {j['client']} "
+                f"{j.get('version') or ''} ({j.get('api') or ''}): {j['verdict']}"
+                + (f": {j['field']}" if j.get("field") else "")
+                + (f": {j['error']}" if j.get("error") else "")
                 for j in stream.judges
             ]
     out.append(f"(failing at: {fail_on} and above)")
@@ -83,6 +86,18 @@ def _stream_cases(
         case = ET.SubElement(suite, "testcase", classname=classname, name=rule)
         ET.SubElement(case, "skipped", message=why)
         cases, skipped = cases + 1, skipped + 1
+    for verdict in stream.judges:
+        name = f"judge {verdict['client']} {verdict.get('api') or ''}".strip()
+        case = ET.SubElement(suite, "testcase", classname=classname, name=name)
+        cases += 1
+        said = f"{verdict['verdict']} ({verdict.get('version') or 'no version'})"
+        if verdict in stream.failing_judges:
+            detail = verdict.get("error") or verdict.get("field") or ""
+            ET.SubElement(case, "failure", message=f"{said}: {detail}", type=verdict["verdict"])
+            failures += 1
+        elif verdict["verdict"] in ("not installed", "timeout"):
+            ET.SubElement(case, "skipped", message=said)
+            skipped += 1
     for kept in stream.budgets:
         case = ET.SubElement(
             suite, "testcase", classname=classname, name=f"budget {kept.budget.name}"

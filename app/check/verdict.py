@@ -13,9 +13,11 @@ from ..domain.findings.engine import applies
 from ..domain.findings.evidence import Evidence
 from ..domain.findings.model import Rule, rank
 from ..domain.rules import RULES
-from ..report import json_document
-from .budget import Budget, Kept, judge
+from ..report import StreamJudge, json_document
+from .budget import Budget, Kept
+from .budget import judge as keep
 
+JUDGE_SEVERITY = {"crash": "error", "differs": "warning"}
 NOT_JUDGED = {
     "needs_request": "not judged: the capture does not hold the request",
     "needs_headers": "not judged: the capture does not hold the response headers",
@@ -31,10 +33,27 @@ class StreamCheck:
     judged: list[str]  # the rules judged on this stream
     unjudged: dict[str, str]  # rule -> why it was not judged
     judges: list[dict[str, Any]] = field(default_factory=list)
+    fail_on: str = "error"
+
+    @property
+    def failing_judges(self) -> list[dict[str, Any]]:
+        """The verdicts that fail the check: a client that crashed counts as an error, one
+        that read something else as a warning; ``ok``, ``timeout`` and ``not installed``
+        never fail it (docs/judges.md)."""
+        return [
+            j
+            for j in self.judges
+            if j["verdict"] in JUDGE_SEVERITY
+            and rank(JUDGE_SEVERITY[j["verdict"]]) >= rank(self.fail_on)
+        ]
 
     @property
     def passed(self) -> bool:
-        return not self.failing and all(k.held is not False for k in self.budgets)
+        return (
+            not self.failing
+            and not self.failing_judges
+            and all(k.held is not False for k in self.budgets)
+        )
 
 
 @dataclass
@@ -59,6 +78,7 @@ class FileCheck:
                     "stream": s.index,
                     "passed": s.passed,
                     "failing": [f["rule"] for f in s.failing],
+                    "failing_judges": [j["client"] for j in s.failing_judges],
                     "budgets": [k.to_json() for k in s.budgets],
                 }
                 for s in self.streams
@@ -74,11 +94,12 @@ def check_capture(
     budgets: list[Budget],
     stall_ms: float,
     limits: Limits | None = None,
+    judge: StreamJudge | None = None,
 ) -> FileCheck:
     capture = ingest(data, None, limits or Limits(), store=False).capture
     if not readable(capture) or unread(capture):
         return FileCheck(name, error=_why_unread(capture))
-    document = json_document(capture, stall_ms)
+    document = json_document(capture, stall_ms, judge)
     result = FileCheck(name, document=document)
     for stream, summary in zip(capture.streams, document["streams"], strict=True):
         findings = summary["findings"]
@@ -98,9 +119,11 @@ def check_capture(
                 index=stream.index,
                 findings=findings,
                 failing=[f for f in findings if rank(f["severity"]) >= rank(fail_on)],
-                budgets=judge(budgets, summary["metrics"]),
+                budgets=keep(budgets, summary["metrics"]),
                 judged=judged,
                 unjudged=unjudged,
+                judges=summary.get("judges", []),
+                fail_on=fail_on,
             )
         )
     return result

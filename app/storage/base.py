@@ -146,4 +146,10 @@ class CaptureStore(Protocol):
     def remember_document(self, capture_id: str, version: str, digest: str) -> None:
         """Keep the digest of a document built for this capture (storage/documents.py)."""
 
+    def judge_verdicts(self, capture_id: str) -> dict[str, Any] | None:
+        """The client judges' last verdicts on the capture (storage/judges.py), or None."""
+
+    def remember_verdicts(self, capture_id: str, streams: list[list[dict[str, Any]]]) -> None:
+        """Keep a run of the judges' verdicts in place of the last."""
+
     def close(self) -> None: ...

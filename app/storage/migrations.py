@@ -133,6 +133,17 @@ def m008_capture_notes(schema: Schema) -> None:
     _add_column(schema, "captures", "notes", "TEXT NOT NULL DEFAULT '[]'")
 
 
+def m009_capture_judges(schema: Schema) -> None:
+    """The client judges' last verdicts on a capture (storage/judges.py, docs/judges.md)."""
+    schema.execute(
+        """CREATE TABLE IF NOT EXISTS capture_judges (
+            capture_id TEXT PRIMARY KEY REFERENCES captures(id) ON DELETE CASCADE,
+            created DOUBLE PRECISION NOT NULL,
+            verdicts TEXT NOT NULL
+        )"""
+    )
+
+
 MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m001_captures,
     m002_capture_parts_counted,
@@ -142,6 +153,7 @@ MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m006_capture_documents,
     m007_capture_part_offsets,
     m008_capture_notes,
+    m009_capture_judges,
 )
 
 

@@ -22,13 +22,14 @@ import orjson
 
 from .base import CaptureRecord, NewCapture, hash_token, new_id, new_token, token_matches
 from .documents import DocumentsSQL
+from .judges import JudgesSQL
 from .markers import MarkerSQL
 from .rooms import RoomsSQL
 
 COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect, notes"
 
 
-class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
+class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL, JudgesSQL):
     """Subclasses provide ``_connect()``, ``_transaction(db)``, ``PLACEHOLDER`` and ``BLOB``."""
 
     PLACEHOLDER = "?"
@@ -231,6 +232,7 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
                 raise PermissionError("wrong or missing delete token")
             self._run(db, "DELETE FROM capture_parts WHERE capture_id = ?", (capture_id,))
             self._run(db, "DELETE FROM capture_markers WHERE capture_id = ?", (capture_id,))
+            self._run(db, "DELETE FROM capture_judges WHERE capture_id = ?", (capture_id,))
             self._run(db, "DELETE FROM captures WHERE id = ?", (capture_id,))
         return True
 
@@ -240,6 +242,7 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL):
             expired = "SELECT id FROM captures WHERE expires IS NOT NULL AND expires <= ?"
             self._run(db, f"DELETE FROM capture_parts WHERE capture_id IN ({expired})", (now,))
             self._run(db, f"DELETE FROM capture_markers WHERE capture_id IN ({expired})", (now,))
+            self._run(db, f"DELETE FROM capture_judges WHERE capture_id IN ({expired})", (now,))
             return self._run(
                 db, "DELETE FROM captures WHERE expires IS NOT NULL AND expires <= ?", (now,)
             ).rowcount

@@ -33,6 +33,7 @@ from .http import proxy
 from .http.api import api
 from .http.compare import compare
 from .http.exported import exported
+from .http.judges import judges
 from .http.live import live
 from .http.markers import markers
 from .http.ops import ops
@@ -136,6 +137,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(rule_pages)
     app.register_blueprint(api)
     app.register_blueprint(markers)
+    app.register_blueprint(judges)
     app.register_blueprint(documents)
     app.register_blueprint(raw_pages)
     app.register_blueprint(exported)

@@ -27,10 +27,11 @@ RULE = Rule(
     why="The spec gives every fragment the index of the call it belongs to and clients merge "
     "fragments by it: without one a client cannot tell a new call from the rest of the last.",
     breaks=(
-        "openai-python `ChatCompletionStreamState` / `chat.completions.stream`: RuntimeError "
-        "'Expected list delta entry to have an `index` key' (TypeError on `index: null`)",
+        "openai-python 3.57 `ChatCompletionStreamState` / `chat.completions.stream` (TypeError: "
+        "list indices must be integers or slices, not NoneType)",
+        "Vercel AI SDK `@ai-sdk/openai` 3.0 (AI_TypeValidationError: its chunk schema wants an "
+        "index)",
         "OpenLLMetry's OpenAI instrumentation (crash)",
-        "logfire",
     ),
     sources=(
         "https://github.com/ollama/ollama/issues/7881",
