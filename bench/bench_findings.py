@@ -1,4 +1,4 @@
-"""What findings cost: inspect with its findings against inspect alone, on 100k-chunk captures.
+"""What findings and judges cost: inspect with its findings against inspect alone, on 100k-chunk captures.
 
 ``inspect --json`` reads a capture and sums up every stream; with findings it also judges each
 stream by every rule of docs/rules.md. The baseline is inspect alone, measured in the same run
@@ -9,8 +9,13 @@ every chunk, so every chunk takes the full reading and is sighted). Each measure
 of ``--repeat`` runs in CPU time of this process (which other processes on a shared machine
 do not inflate), the two ways interleaved so a busy moment hits both alike.
 
+The client judges (docs/judges.md) are timed apart, on the plain capture: each is a real
+client in a child process, capped at ``--judge-timeout`` seconds (the server's default, 30),
+and its wall time and verdict are printed (information: they are the clients' own speed).
+
     python -m bench findings            # 100,000 chunks
     python -m bench findings --quick    # 20,000 chunks (a smoke run)
+    python -m bench findings --no-judges
 """
 
 from __future__ import annotations
@@ -27,9 +32,13 @@ from kit.report import header
 from kit.table import Table, fmt_ms
 
 from app.captures import read_capture
+from app.domain.judging import judged_bytes, reference
 from app.domain.rules import RULES, find
 from app.domain.summary import summarize
+from app.judges.registry import judges_for
+from app.judges.runner import Caps, node_dir, run
 from app.report import judged_summary
+from app.settings import load
 
 TARGET = 1.1
 
@@ -87,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="20,000 chunks")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-judges", action="store_true", help="leave the judges out")
+    parser.add_argument("--judge-timeout", type=float, default=30.0, help="each judge's cap (s)")
     args = parser.parse_args(argv)
     header(argv=argv)
     chunks = 20_000 if args.quick else 100_000
@@ -111,9 +122,33 @@ def main(argv: list[str] | None = None) -> int:
         )
         cost, found = find_alone(data, args.repeat)
         table.row(f"{name}: find() alone ({found} findings)", fmt_ms(cost * 1000))
+    if not args.no_judges:
+        judge_rows(table, captures["plain"], chunks, args.judge_timeout)
     print()
     print(table.render())
     return table.verdict()
+
+
+def judge_rows(table: Table, data: bytes, chunks: int, timeout_s: float) -> None:
+    """Every judge on the plain capture, one after the other (each has a core), timed."""
+    (stream,) = read_capture(data).streams
+    body = judged_bytes(stream)
+    assert body is not None
+    ours = reference(summarize(stream)["normalized"])
+    folder = node_dir(load({}).data_dir)
+    caps = Caps(timeout_s=timeout_s)
+    for judge in judges_for(stream.dialect_name):
+        t0 = time.perf_counter()
+        verdict = run(judge, body, ours, caps, folder)
+        wall = time.perf_counter() - t0
+        said = verdict["verdict"] + (f" ({verdict['field']})" if verdict.get("field") else "")
+        table.row(
+            f"judge {verdict['client']} {verdict.get('version') or ''} on {chunks:,} chunks",
+            f"{wall:.1f} s wall: {said}",
+            "",
+            "",
+            f"(information; cap {timeout_s:g} s)",
+        )
 
 
 if __name__ == "__main__":
