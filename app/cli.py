@@ -1,4 +1,5 @@
-"""The ``streamscope`` command: ``inspect`` a capture, ``serve`` the player, ``record`` a run."""
+"""The ``streamscope`` command: ``inspect`` a capture, ``serve`` the player, ``record`` a run,
+``conform`` a server (docs/conform.md)."""
 
 from __future__ import annotations
 
@@ -426,6 +427,9 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--body", help="JSON merged into the request body")
     rec.add_argument("-o", "--output", required=True, help="the timed capture to write")
     rec.set_defaults(run=cmd_record)
+    from .conform.command import add_parser as add_conform
+
+    add_conform(commands)
     return parser
 
 

@@ -8,6 +8,9 @@
 * ``rate:<per second>:<count>``: ``count`` content chunks at that rate, each carrying the time it
   was written (``time.time()`` in ms) in ``x_sent_ms``, for relay-delay measurements;
 * ``slow:<count>``: ``count`` chunks, 100 ms apart (something to stop midway);
+* ``conform``: a clean server that does what the body asks (``n``, ``max_tokens``, ``stop``,
+  logprobs, usage, tools, ``response_format``, reasoning, a 400 for an invalid body), for
+  ``streamscope conform``'s chat battery (``tests/fake_conform.py``);
 * faults: ``stall`` (headers, then nothing), ``drip`` (one byte every 2 s), ``close:<n>`` (close
   the connection after n body bytes), ``429`` (with ``Retry-After: 1``, then a normal stream on
   the next attempt), ``429always``, ``500`` (a JSON error), ``html`` (an HTML error page),
@@ -52,6 +55,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from .fake_conform import ConformRoutes
 from .fake_dialects import FOREIGN_KEY, DialectRoutes, wire_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +76,7 @@ def chunk(content: str | None = None, finish: str | None = None, **extra: Any) -
     return b"data: " + json.dumps(body).encode() + b"\n\n"
 
 
-class Handler(DialectRoutes, BaseHTTPRequestHandler):
+class Handler(ConformRoutes, DialectRoutes, BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: FakeUpstream
 

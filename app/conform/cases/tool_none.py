@@ -1,0 +1,31 @@
+"""tool-none: `tool_choice: "none"` gets text, no call."""
+
+from __future__ import annotations
+
+from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
+from ..tools import TOOLS
+
+
+def request(ctx: Context) -> Body:
+    return user("What is the weather in Paris?", ctx, tools=TOOLS, tool_choice="none")
+
+
+def check(result: Result) -> Verdict:
+    run = result.first
+    if run.call_starts():
+        return failed(f"{len(run.call_starts())} tool call(s) though `tool_choice` was none")
+    if not run.text().strip():
+        return failed("no text came")
+    if run.finish() != "stop":
+        return failed(f"finish_reason {run.finish() or 'none'}; expected `stop`")
+    return passed("a text answer, no tool call, finish `stop`")
+
+
+CASE = Case(
+    name="tool-none",
+    apis=("chat",),
+    expects='With `tool_choice: "none"`: a text answer, no tool call, finish `stop`.',
+    request=request,
+    check=check,
+    optional=True,
+)

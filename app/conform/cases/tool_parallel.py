@@ -1,0 +1,43 @@
+"""tool-parallel: two calls in one answer, each with its own index and id."""
+
+from __future__ import annotations
+
+from ..model import Body, Case, Context, Result, Verdict, failed, passed, user, warned
+from ..tools import NAME, TOOLS, call_problem
+
+
+def request(ctx: Context) -> Body:
+    return user(
+        f"What is the weather in Paris and in Tokyo? Call {NAME} once for each city, both at once.",
+        ctx,
+        tools=TOOLS,
+        tool_choice="auto",
+        parallel_tool_calls=True,
+    )
+
+
+def check(result: Result) -> Verdict:
+    run = result.first
+    calls = run.calls()
+    if not calls:
+        return failed(f"no tool call; the answer was text: {run.text()[:60]!r}")
+    problem = call_problem(run)
+    if problem:
+        return failed(problem)
+    if run.finish() != "tool_calls":
+        return failed(f"finish_reason {run.finish() or 'none'}; expected `tool_calls`")
+    if len(calls) < 2:
+        return warned("one tool call: the model did not call in parallel")
+    indices = [s.index for s in run.call_starts()]
+    return passed(f"{len(calls)} calls, indices {indices}, distinct ids, finish `tool_calls`")
+
+
+CASE = Case(
+    name="tool-parallel",
+    apis=("chat",),
+    expects="Two tool calls in one answer, each with its own index and id and JSON arguments, "
+    "then finish `tool_calls`.",
+    request=request,
+    check=check,
+    optional=True,
+)

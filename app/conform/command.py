@@ -1,0 +1,176 @@
+"""``streamscope conform``: its arguments, the battery chosen, run, printed; the exit status
+(0: no case failed, 1: one did, 2: the server could not be reached at all, or the arguments
+are wrong). Bad input is said in one line, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..jsonout import write as write_document
+from ..live.apis import APIS, api_named
+from .card import document, junit, text
+from .cases import CASES
+from .judge import CaseReport
+from .model import Case
+from .runner import MAX_CONCURRENCY, Options, run_battery
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_UNREACHABLE = 2
+
+
+class BadInput(Exception):
+    pass
+
+
+def add_parser(commands: Any) -> None:
+    conform = commands.add_parser(
+        "conform",
+        help="test a streaming server the way its clients use it: a battery of cases, a report "
+        "card (docs/conform.md)",
+        description="Send a battery of streamed requests, record each answer, check what each "
+        "case expects and what the rules (and with --judges the client judges) find, and print "
+        "a report card. Exits 0 when no case fails, 1 when one does, 2 when the server cannot "
+        "be reached at all.",
+    )
+    conform.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1")
+    conform.add_argument(
+        "--api",
+        choices=list(APIS),
+        default="chat",
+        help="the API to test (default chat; the battery has chat cases so far)",
+    )
+    conform.add_argument("--model", required=True, help="the model to ask, as the server names it")
+    conform.add_argument("--api-key-env", help="read the API key from this environment variable")
+    conform.add_argument("--only", help="only these cases, comma-separated")
+    conform.add_argument("--skip", help="leave out these cases, comma-separated")
+    conform.add_argument(
+        "--concurrency",
+        type=int,
+        default=2,
+        help=f"cases at once (default 2, at most {MAX_CONCURRENCY})",
+    )
+    conform.add_argument(
+        "--case-timeout", type=float, default=60.0, help="seconds a case may take (default 60)"
+    )
+    conform.add_argument("--json", action="store_true", help="print one JSON document")
+    conform.add_argument("--junit", metavar="FILE", help="also write JUnit XML to FILE")
+    conform.add_argument("--out", metavar="DIR", help="write each case's timed capture here")
+    conform.add_argument(
+        "--judges",
+        action="store_true",
+        help="run the client judges on each answer too (seconds each; docs/judges.md)",
+    )
+    conform.add_argument(
+        "--data-dir", default=None, help="where `judges install` put the Node judges"
+    )
+    conform.add_argument(
+        "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"
+    )
+    conform.add_argument("--list", action="store_true", help="list the cases and exit")
+    conform.set_defaults(run=cmd_conform)
+
+
+def names(value: str | None) -> list[str]:
+    return [name.strip() for name in (value or "").split(",") if name.strip()]
+
+
+def chosen(api: str, only: str | None, skip: str | None) -> list[Case]:
+    known = {case.name for case in CASES}
+    for name in names(only) + names(skip):
+        if name not in known:
+            raise BadInput(f"unknown case {name!r}; the cases: {', '.join(c.name for c in CASES)}")
+    cases = [case for case in CASES if api in case.apis]
+    if not cases:
+        raise BadInput(f"no case of the battery speaks --api {api} yet (docs/conform.md)")
+    if only:
+        cases = [case for case in cases if case.name in names(only)]
+    cases = [case for case in cases if case.name not in names(skip)]
+    if not cases:
+        raise BadInput("--only and --skip leave no case to run")
+    return cases
+
+
+def options_of(args: argparse.Namespace) -> Options:
+    parts = urlsplit(args.base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BadInput(f"not an http(s) URL: {args.base_url}")
+    key = None
+    if args.api_key_env:
+        key = os.environ.get(args.api_key_env)
+        if not key:
+            raise BadInput(f"{args.api_key_env} is not set")
+    if not 1 <= args.concurrency <= MAX_CONCURRENCY:
+        raise BadInput(f"--concurrency is from 1 to {MAX_CONCURRENCY}")
+    if not 0 < args.case_timeout <= 3600:
+        raise BadInput("--case-timeout is a number of seconds, above 0 and at most 3600")
+    out = None
+    if args.out:
+        out = Path(args.out)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BadInput(f"cannot write to {args.out}: {exc.strerror or exc}") from None
+    judge = None
+    if args.judges:
+        from ..cli import _stream_judge
+
+        stream_judge = _stream_judge(args)
+        judge = lambda stream: stream_judge(stream, None)  # noqa: E731
+    return Options(
+        base_url=args.base_url,
+        api=api_named(args.api),
+        model=args.model,
+        api_key=key,
+        concurrency=args.concurrency,
+        case_timeout_s=args.case_timeout,
+        out=out,
+        stall_ms=args.stall_ms,
+        judge=judge,
+    )
+
+
+def cmd_conform(args: argparse.Namespace) -> int:
+    try:
+        cases = chosen(args.api, args.only, args.skip)
+        if args.list:
+            for case in cases:
+                print(f"{case.name:<17} {case.expects}")
+            return EXIT_OK
+        options = options_of(args)
+    except BadInput as exc:
+        print(f"streamscope conform: {exc}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+    started = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+    def progress(report: CaseReport) -> None:
+        print(f"[{report.case}: {report.verdict}]", file=sys.stderr, flush=True)
+
+    battery = run_battery(cases, options, progress)
+    if args.json:
+        write_document(document(options, battery, started), sys.stdout.buffer.write)
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(text(options, battery))
+    if args.junit:
+        try:
+            Path(args.junit).write_bytes(junit(options, battery))
+        except OSError as exc:
+            print(
+                f"streamscope conform: cannot write {args.junit}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return EXIT_UNREACHABLE
+    if not battery.reached:
+        print(
+            f"streamscope conform: cannot reach {options.base_url}: {battery.error}",
+            file=sys.stderr,
+        )
+        return EXIT_UNREACHABLE
+    return EXIT_FAILED if any(r.verdict == "fail" for r in battery.reports) else EXIT_OK

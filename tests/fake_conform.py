@@ -1,0 +1,210 @@
+"""The fake upstream's ``conform`` model: a chat-completions server that does what the request
+asks, as a clean OpenAI-compatible server would, for ``streamscope conform``'s chat battery
+(docs/conform.md). ``tests/fake_upstream.py`` routes ``model: "conform"`` here.
+
+What the body asks is honoured: ``n`` choices (interleaved), ``max_tokens`` (one word is one
+token; cut with ``length``), ``stop`` (cut before the sequence, ``stop``), ``logprobs`` and
+``top_logprobs`` (with ``bytes``), ``stream_options.include_usage`` (one last chunk with
+``choices: []``), ``tools`` with ``tool_choice`` (one call per city the prompt names, arguments
+streamed in pieces, ``tool_calls``; a text answer once the last message is a tool result, or
+with ``tool_choice: "none"``), ``response_format`` ``json_schema`` (a JSON answer, in pieces),
+``reasoning_effort`` (``reasoning_content`` deltas before the answer). A body that is not a
+valid request (``messages`` not a non-empty list, a negative ``max_tokens``) gets a 400 with an
+OpenAI error body. The prompt picks the text: ``Repeat exactly: X`` repeats X one character a
+chunk (so emoji and CJK arrive split over chunks), ``Count`` counts to 300, anything else gets a
+short greeting. Every request has its own chunk id, and chunks are 2 ms apart.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from typing import Any
+
+CITIES = ("Paris", "Tokyo", "Lima")
+GAP_S = 0.002
+_ids = itertools.count(1)
+_ids_lock = threading.Lock()
+
+
+def _next_id() -> int:
+    with _ids_lock:
+        return next(_ids)
+
+
+def user_text(messages: list[Any]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            return content if isinstance(content, str) else json.dumps(content)
+    return ""
+
+
+def answer_pieces(prompt: str, body: dict[str, Any]) -> list[str]:
+    """The answer's text, one piece a chunk (a piece is a token)."""
+    format_ = body.get("response_format")
+    if isinstance(format_, dict) and format_.get("type") in ("json_schema", "json_object"):
+        return ['{"city', '": "Par', 'is", "popul', 'ation": 2102', "650}"]
+    if prompt.startswith("Repeat exactly:"):
+        return list(prompt.removeprefix("Repeat exactly:").strip())
+    if "Count" in prompt:
+        return [f"{i} " for i in range(1, 301)]
+    return ["Hello", "!", " How", " can", " I", " help", " you", " today", "?"]
+
+
+def invalid(body: dict[str, Any]) -> str | None:
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "'messages' must be a non-empty array"
+    max_tokens = body.get("max_tokens")
+    if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
+        return "'max_tokens' must be a positive integer"
+    return None
+
+
+class ConformRoutes:
+    """Mixed into the fake's handler: ``_do_conform``."""
+
+    def _do_conform(self, arg: str, body: dict) -> None:
+        problem = invalid(body)
+        if problem is not None:
+            error = {
+                "error": {
+                    "message": problem,
+                    "type": "invalid_request_error",
+                    "param": "messages" if "messages" in problem else "max_tokens",
+                    "code": None,
+                }
+            }
+            self._whole(400, "application/json", json.dumps(error).encode())
+            return
+        self._start()
+        for event in ConformAnswer(body).events():
+            self._write(event)
+            if not self._sleep(GAP_S):
+                return
+        self._finish()
+
+
+class ConformAnswer:
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.body = body
+        self.id = f"chatcmpl-conform-{_next_id()}"
+        self.n = int(body.get("n") or 1)
+        self.prompt = user_text(body["messages"])
+
+    def chunk(self, choices: list[dict[str, Any]], **extra: Any) -> bytes:
+        payload = {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": "conform",
+            "choices": choices,
+            **extra,
+        }
+        return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+    def choice(self, index: int, delta: dict[str, Any], finish: str | None = None, **extra: Any):
+        return {"index": index, "delta": delta, "finish_reason": finish, **extra}
+
+    def events(self) -> list[bytes]:
+        body = self.body
+        out = [
+            self.chunk([self.choice(i, {"role": "assistant", "content": ""})])
+            for i in range(self.n)
+        ]
+        if body.get("reasoning_effort"):
+            for piece in ("The user ", "wants a ", "greeting."):
+                out += [
+                    self.chunk([self.choice(i, {"reasoning_content": piece})])
+                    for i in range(self.n)
+                ]
+        calls = self.tool_calls()
+        if calls:
+            out += self.call_chunks(calls)
+            finish, tokens = "tool_calls", sum(len(args) // 4 + 1 for _, args in calls)
+        else:
+            pieces, finish = self.limited(answer_pieces(self.prompt, body))
+            top = body.get("top_logprobs") or 0
+            for piece in pieces:
+                for i in range(self.n):
+                    extra = {"logprobs": self.logprobs(piece, top)} if body.get("logprobs") else {}
+                    out.append(self.chunk([self.choice(i, {"content": piece}, **extra)]))
+            tokens = len(pieces)
+        out += [self.chunk([self.choice(i, {}, finish)]) for i in range(self.n)]
+        options = body.get("stream_options")
+        if isinstance(options, dict) and options.get("include_usage"):
+            prompt_tokens = len(self.prompt.split()) + 5
+            completion = tokens * self.n
+            usage = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion,
+                "total_tokens": prompt_tokens + completion,
+            }
+            out.append(self.chunk([], usage=usage))
+        out.append(b"data: [DONE]\n\n")
+        return out
+
+    def limited(self, pieces: list[str]) -> tuple[list[str], str]:
+        stops = self.body.get("stop")
+        stops = [stops] if isinstance(stops, str) else list(stops or [])
+        text = "".join(pieces)
+        cut = min((text.find(s) for s in stops if s and s in text), default=-1)
+        finish = "stop"
+        if cut >= 0:
+            kept, length = [], 0
+            for piece in pieces:
+                if length + len(piece) > cut:
+                    if cut > length:
+                        kept.append(piece[: cut - length])
+                    break
+                kept.append(piece)
+                length += len(piece)
+            pieces = kept
+        limit = self.body.get("max_tokens") or self.body.get("max_completion_tokens")
+        if isinstance(limit, int) and len(pieces) > limit:
+            pieces, finish = pieces[:limit], "length"
+        return pieces, finish
+
+    def logprobs(self, piece: str, top: int) -> dict[str, Any]:
+        def entry(token: str, logprob: float) -> dict[str, Any]:
+            return {"token": token, "logprob": logprob, "bytes": list(token.encode())}
+
+        alternatives = [entry(piece, -0.01)] + [entry(f"alt{k}", -3.0 - k) for k in range(top)]
+        return {"content": [{**entry(piece, -0.01), "top_logprobs": alternatives[:top]}]}
+
+    def tool_calls(self) -> list[tuple[str, str]]:
+        """(name, arguments) of each call to make, none when the answer is text."""
+        tools = self.body.get("tools")
+        choice = self.body.get("tool_choice", "auto")
+        messages = self.body["messages"]
+        if not tools or choice == "none":
+            return []
+        last = messages[-1] if isinstance(messages[-1], dict) else {}
+        if last.get("role") == "tool":
+            return []
+        name = tools[0].get("function", {}).get("name", "tool")
+        cities = [city for city in CITIES if city in self.prompt]
+        if not cities and choice == "required":
+            cities = [CITIES[0]]
+        if self.body.get("parallel_tool_calls") is False:
+            cities = cities[:1]
+        return [(name, json.dumps({"city": city})) for city in cities]
+
+    def call_chunks(self, calls: list[tuple[str, str]]) -> list[bytes]:
+        out = []
+        for number, (name, args) in enumerate(calls):
+            call_id = f"call_{self.id[-6:]}_{number}"
+            opened = {
+                "index": number,
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }
+            out.append(self.chunk([self.choice(0, {"tool_calls": [opened]})]))
+            for start in range(0, len(args), 6):
+                piece = {"index": number, "function": {"arguments": args[start : start + 6]}}
+                out.append(self.chunk([self.choice(0, {"tool_calls": [piece]})]))
+        return out
