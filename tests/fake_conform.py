@@ -10,7 +10,8 @@ streamed in pieces, ``tool_calls``; a text answer once the last message is a too
 with ``tool_choice: "none"``), ``response_format`` ``json_schema`` (a JSON answer, in pieces),
 ``reasoning_effort`` (``reasoning_content`` deltas before the answer). A body that is not a
 valid request (``messages`` not a non-empty list, a negative ``max_tokens``) gets a 400 with an
-OpenAI error body. The prompt picks the text: ``Repeat exactly: X`` repeats X one character a
+OpenAI error body; ``conform:refuse=n,logprobs`` answers a body with any of those fields
+with OpenAI's 400 for an unsupported parameter. The prompt picks the text: ``Repeat exactly: X`` repeats X one character a
 chunk (so emoji and CJK arrive split over chunks), ``Count`` counts to 300, anything else gets a
 short greeting. Every request has its own chunk id, and chunks are 2 ms apart.
 """
@@ -68,6 +69,18 @@ class ConformRoutes:
     """Mixed into the fake's handler: ``_do_conform``."""
 
     def _do_conform(self, arg: str, body: dict) -> None:
+        refused = [name for name in arg.removeprefix("refuse=").split(",") if name in body]
+        if arg.startswith("refuse=") and refused:
+            error = {
+                "error": {
+                    "message": f"Unsupported parameter: '{refused[0]}'",
+                    "type": "invalid_request_error",
+                    "param": refused[0],
+                    "code": "unsupported_parameter",
+                }
+            }
+            self._whole(400, "application/json", json.dumps(error).encode())
+            return
         problem = invalid(body)
         if problem is not None:
             error = {

@@ -10,7 +10,8 @@
 * ``slow:<count>``: ``count`` chunks, 100 ms apart (something to stop midway);
 * ``conform``: a clean server that does what the body asks (``n``, ``max_tokens``, ``stop``,
   logprobs, usage, tools, ``response_format``, reasoning, a 400 for an invalid body), for
-  ``streamscope conform``'s chat battery (``tests/fake_conform.py``);
+  ``streamscope conform``'s chat battery (``tests/fake_conform.py``); ``conform:refuse=<fields>``
+  answers a body with any of those fields with a 400 (an unsupported parameter);
 * faults: ``stall`` (headers, then nothing), ``drip`` (one byte every 2 s), ``close:<n>`` (close
   the connection after n body bytes), ``429`` (with ``Retry-After: 1``, then a normal stream on
   the next attempt), ``429always``, ``500`` (a JSON error), ``html`` (an HTML error page),

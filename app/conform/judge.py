@@ -18,6 +18,7 @@ from typing import Any
 from ..domain.metrics import DEFAULT_STALL_MS, compute
 from ..domain.rules import find
 from ..domain.stream import Stream
+from ..live.apis import api_named
 from .model import Case, Result, Run, Verdict, failed, unsupported, worst
 
 log = logging.getLogger("streamscope.conform")
@@ -94,6 +95,10 @@ def not_a_stream(case: Case, result: Result) -> Verdict | None:
             continue
         if run.status != 200:
             return failed(f"{which}HTTP {run.status}: {run.error_message()}")
+        accept = api_named(result.context.api).accept
+        if not (run.content_type or "").lower().startswith(accept):
+            said = run.content_type or "no content type"
+            return failed(f"{which}not a stream: HTTP 200 with {said}, not {accept}")
         if run.hung_up:
             continue
         if run.reason != "done":

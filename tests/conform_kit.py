@@ -1,0 +1,85 @@
+"""Hand-made answers for conform's checks: a run read back from a timed capture built here,
+as the runner reads its own (app/conform/model.py ``read_run``), and a clean one built by the
+fake's conform model without a socket."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.captures.timed import end_line, header_line, read_line, response_line
+from app.conform.model import Case, Context, Result, Run, read_run
+
+from .fake_conform import ConformAnswer
+
+CTX = Context(model="conform")
+
+
+def chunk(choices: list[dict[str, Any]], id: str = "chatcmpl-1", **extra: Any) -> dict:
+    return {
+        "id": id,
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": choices,
+        **extra,
+    }
+
+
+def delta(choice: int = 0, finish: str | None = None, **fields: Any) -> dict:
+    return {"index": choice, "delta": fields, "finish_reason": finish}
+
+
+def text_stream(pieces: list[str], finish: str = "stop", id: str = "chatcmpl-1") -> list[Any]:
+    """A clean text answer's payloads: role, text pieces, finish, [DONE]."""
+    return [
+        chunk([delta(role="assistant", content="")], id=id),
+        *(chunk([delta(content=p)], id=id) for p in pieces),
+        chunk([delta(finish=finish)], id=id),
+        "[DONE]",
+    ]
+
+
+def sse(payloads: list[Any]) -> list[bytes]:
+    return [
+        b"data: " + (p.encode() if isinstance(p, str) else json.dumps(p).encode()) + b"\n\n"
+        for p in payloads
+    ]
+
+
+def run_of(
+    payloads: list[Any] | None = None,
+    *,
+    request: dict | None = None,
+    status: int = 200,
+    content_type: str = "text/event-stream",
+    body: bytes | None = None,
+    reason: str = "done",
+    hung_up: bool = False,
+    gap_ms: float = 2.0,
+) -> Run:
+    """A run whose answer is these payloads as SSE events (or ``body`` as it is)."""
+    request = request or {"model": "m", "messages": [], "stream": True}
+    lines = [
+        header_line(created="2026-01-01T00:00:00Z", request=request, api="chat"),
+        response_line(10.0, status, content_type),
+    ]
+    writes = [body] if body is not None else sse(payloads or [])
+    t = 10.0
+    for write in writes:
+        t += gap_ms
+        lines.append(read_line(t, write))
+    lines.append(end_line(t + 1, reason, None if reason == "done" else "ended"))
+    return read_run(b"".join(lines), request, hung_up=hung_up)
+
+
+def clean(case: Case, body: dict | None = None) -> Run:
+    """The fake conform model's answer to the case's request, read as a run."""
+    body = body or case.request(CTX)
+    events = ConformAnswer(body).events()
+    payloads = [e.removeprefix(b"data: ").strip().decode() for e in events]
+    return run_of([p if p == "[DONE]" else json.loads(p) for p in payloads], request=body)
+
+
+def result(*runs: Run) -> Result:
+    return Result(list(runs), CTX)

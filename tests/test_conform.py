@@ -1,0 +1,126 @@
+"""``streamscope conform`` against the fake upstream on loopback (docs/conform.md): the whole
+chat battery passes on the clean ``conform`` model, --only/--skip choose, --json has the
+documented shape, --junit is one test case per case, --out holds captures ``inspect`` reads,
+a refused optional parameter is ``unsupported``, and a port nothing listens on exits 2."""
+
+from __future__ import annotations
+
+import json
+import socket
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from app.cli import main
+
+from .test_conform_cases import NAMES, documented_keys, keys_of
+
+pytestmark = pytest.mark.integration
+
+
+def conform(fake, capsys, *args: str, model: str = "conform") -> tuple[int, str, str]:
+    code = main(["conform", "--base-url", fake.url, "--model", model, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_whole_chat_battery_passes_on_the_clean_fake(fake, capsys):
+    code, out, err = conform(fake, capsys, "--concurrency", "4")
+    assert code == 0, out + err
+    rows = [line.split() for line in out.splitlines() if line.split()[:1] in ([n] for n in NAMES)]
+    assert [row[0] for row in rows] == NAMES
+    assert all(row[1] == "pass" for row in rows), out
+    assert f"{len(NAMES)} cases: {len(NAMES)} pass, 0 warn, 0 fail, 0 unsupported" in out
+
+
+def test_only_and_skip_choose_the_cases(fake, capsys):
+    code, out, _ = conform(fake, capsys, "--only", "plain,n2", "--json")
+    assert code == 0
+    assert [c["case"] for c in json.loads(out)["cases"]] == ["plain", "n2"]
+    skipped = {"long", "disconnect", "concurrent", "tool-result-turn"}
+    code, out, _ = conform(fake, capsys, "--skip", ",".join(skipped), "--json")
+    assert code == 0
+    assert [c["case"] for c in json.loads(out)["cases"]] == [n for n in NAMES if n not in skipped]
+    code, _, err = conform(fake, capsys, "--only", "plain,nonsense")
+    assert code == 2 and "unknown case 'nonsense'" in err and "Traceback" not in err
+
+
+def test_json_has_the_documented_shape(fake, capsys):
+    code, out, _ = conform(fake, capsys, "--only", "plain,bad-request,concurrent", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    made, documented = keys_of(doc), documented_keys()
+    assert "metrics" in made
+    assert {part: made[part] for part in made} == {part: documented[part] for part in made}
+    assert doc["server"]["base_url"] == fake.url and doc["server"]["model"] == "conform"
+    assert doc["summary"]["pass"] == 3 and doc["summary"]["passed"] is True
+    plain = doc["cases"][0]
+    assert plain["verdict"] == "pass" and plain["metrics"]["ttft_ms"] > 0
+    assert plain["capture"] is None  # no --out
+
+
+def test_junit_is_one_test_case_per_case(fake, capsys, tmp_path):
+    report = tmp_path / "conform.xml"
+    code, _, _ = conform(fake, capsys, "--junit", str(report), "--skip", "long")
+    assert code == 0
+    suites = ET.parse(report).getroot()
+    cases = suites.findall("./testsuite/testcase")
+    assert [c.get("name") for c in cases] == [n for n in NAMES if n != "long"]
+    suite = suites.find("testsuite")
+    assert suite is not None and suite.get("tests") == str(len(NAMES) - 1)
+    assert suite.get("failures") == "0"
+
+
+def test_out_holds_a_timed_capture_per_case_that_inspect_reads(fake, capsys, tmp_path):
+    out_dir = tmp_path / "captures"
+    code, out, _ = conform(fake, capsys, "--out", str(out_dir), "--json")
+    assert code == 0
+    doc = json.loads(out)
+    for case in doc["cases"]:
+        assert case["capture"] == str(out_dir / f"{case['case']}.jsonl")
+    assert {p.name for p in out_dir.glob("*.jsonl") if p.name.count(".") == 1} == {
+        f"{n}.jsonl" for n in NAMES
+    }
+    concurrent = next(c for c in doc["cases"] if c["case"] == "concurrent")
+    assert len(concurrent["captures"]) == 4
+    for name in ("plain", "tool-parallel", "bad-request", "disconnect.2"):
+        assert main(["inspect", str(out_dir / f"{name}.jsonl")]) == 0, name
+        capsys.readouterr()
+    first = json.loads((out_dir / "plain.jsonl").read_bytes().splitlines()[0])
+    assert first["format"] == "streamscope.timed" and first["request"]["model"] == "conform"
+
+
+def test_a_refused_optional_parameter_is_unsupported(fake, capsys):
+    model = "conform:refuse=n,logprobs,reasoning_effort"
+    code, out, _ = conform(
+        fake, capsys, "--only", "plain,n2,logprobs,reasoning", "--json", model=model
+    )
+    assert code == 0
+    verdicts = {c["case"]: (c["verdict"], c["why"]) for c in json.loads(out)["cases"]}
+    assert verdicts["plain"][0] == "pass"
+    for name in ("n2", "logprobs", "reasoning"):
+        assert verdicts[name][0] == "unsupported"
+        assert "HTTP 400: Unsupported parameter" in verdicts[name][1]
+
+
+def test_a_server_that_does_not_stream_fails_the_cases(fake, capsys, tmp_path):
+    report = tmp_path / "conform.xml"
+    code, out, _ = conform(
+        fake, capsys, "--only", "plain,no-usage", "--junit", str(report), model="json"
+    )
+    assert code == 1
+    assert "FAIL" in out
+    failures = ET.parse(report).getroot().findall("./testsuite/testcase/failure")
+    assert len(failures) == 2
+
+
+def test_a_port_nothing_listens_on_exits_2(capsys):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code = main(["conform", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "m", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert "cannot reach" in err and "refused" in err and "Traceback" not in err
+    doc = json.loads(out)
+    assert doc["server"]["reached"] is False and len(doc["cases"]) == 1

@@ -1,0 +1,374 @@
+"""Each conform case's check on hand-made answers: the clean one passes, a broken one fails
+(or warns) and says why; and the verdict rules of app/conform/judge.py (docs/conform.md)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from app.cli import main
+from app.conform.card import document, junit, text
+from app.conform.cases import BY_NAME, CASES
+from app.conform.judge import assess
+from app.conform.model import VERDICTS, Result
+from app.conform.runner import Battery, Options
+from app.domain.findings.model import Finding
+from app.live.apis import api_named
+
+from .conform_kit import CTX, chunk, clean, delta, result, run_of, text_stream
+
+NAMES = [
+    "plain",
+    "long",
+    "unicode",
+    "stop-sequence",
+    "max-tokens",
+    "include-usage",
+    "no-usage",
+    "n2",
+    "logprobs",
+    "tool-single",
+    "tool-parallel",
+    "tool-required",
+    "tool-none",
+    "tool-result-turn",
+    "json-schema",
+    "reasoning",
+    "bad-request",
+    "disconnect",
+    "concurrent",
+]
+
+
+def clean_result(name: str) -> Result:
+    case = BY_NAME[name]
+    runs = [clean(case) for _ in range(case.copies)]
+    if case.hangup:
+        runs[0].hung_up = True
+    if case.then is not None:
+        runs.append(clean(case, case.then(CTX, runs[0])))
+    return result(*runs)
+
+
+def test_the_registry_holds_the_issues_cases_in_its_order():
+    assert [case.name for case in CASES] == NAMES
+    for case in CASES:
+        assert case.apis and case.expects.endswith(".")
+        assert case.answer in ("stream", "error")
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "bad-request"])
+def test_a_clean_answer_passes(name):
+    verdict = BY_NAME[name].check(clean_result(name))
+    assert verdict.verdict == "pass", verdict.why
+
+
+def call_chunks(calls, id="chatcmpl-1"):
+    out = [chunk([delta(role="assistant", content=None)], id=id)]
+    for number, (call_id, name, args) in enumerate(calls):
+        opened = {"index": number, "id": call_id, "type": "function"}
+        opened["function"] = {"name": name, "arguments": args}
+        out.append(chunk([delta(tool_calls=[opened])], id=id))
+    return out
+
+
+def tool_answer(calls, finish="tool_calls"):
+    return [*call_chunks(calls), chunk([delta(finish=finish)]), "[DONE]"]
+
+
+BROKEN = {
+    "plain": (run_of(text_stream(["Hi"], finish="length")), "finish_reason length"),
+    "long": (run_of(text_stream(["x" * 900])), "one chunk"),
+    "unicode": (run_of(text_stream(["Gr\ufffd\ufffde"])), "U+FFFD"),
+    "stop-sequence": (run_of(text_stream(["one two STOP four"])), "is in the text"),
+    "max-tokens": (run_of(text_stream(["1 2 3 4 5"], finish="stop")), "expected `length`"),
+    "include-usage": (
+        run_of(
+            [
+                *text_stream(["Hi"])[:-1],
+                chunk(
+                    [delta()],
+                    usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                ),
+                "[DONE]",
+            ]
+        ),
+        "`choices: [{",
+    ),
+    "no-usage": (
+        run_of(
+            [
+                *text_stream(["Hi"])[:-1],
+                chunk([], usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}),
+                "[DONE]",
+            ]
+        ),
+        "carried usage",
+    ),
+    "n2": (run_of(text_stream(["Hi"])), "choices [0] came"),
+    "logprobs": (run_of(text_stream(["Hi"])), "no logprobs came"),
+    "tool-single": (run_of(text_stream(["It is sunny."])), "no tool call"),
+    "tool-parallel": (
+        run_of(
+            tool_answer([("call_1", "get_weather", '{"city":'), ("call_2", "get_weather", "{}")])
+        ),
+        "not JSON",
+    ),
+    "tool-required": (run_of(text_stream(["Hello"])), "no tool call"),
+    "tool-none": (
+        run_of(tool_answer([("call_1", "get_weather", '{"city": "Paris"}')])),
+        "tool call",
+    ),
+    "json-schema": (run_of(text_stream(['{"city": "Paris"}'])), "lacks 'population'"),
+    "reasoning": (run_of(text_stream(["<think>hmm</think>391"])), "leaked"),
+    "bad-request": (run_of(text_stream(["Hello"])), "HTTP 200"),
+    "concurrent": (
+        run_of(text_stream(["Hi"], id="same")),
+        "share the id",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in ("disconnect", "tool-result-turn")])
+def test_a_broken_answer_fails_and_says_why(name):
+    run, said = BROKEN[name]
+    runs = [run, run] if name == "concurrent" else [run]
+    verdict = BY_NAME[name].check(result(*runs))
+    assert verdict.verdict == "fail", verdict.why
+    assert said in verdict.why
+
+
+def test_tool_result_turn_fails_when_the_result_gets_another_call():
+    first = clean(BY_NAME["tool-single"])
+    second = run_of(tool_answer([("call_9", "get_weather", '{"city": "Paris"}')]))
+    verdict = BY_NAME["tool-result-turn"].check(result(first, second))
+    assert verdict.verdict == "fail" and "another tool call" in verdict.why
+
+
+def test_tool_result_turn_sends_the_first_calls_id_and_the_result():
+    case = BY_NAME["tool-result-turn"]
+    first = clean(BY_NAME["tool-single"])
+    body = case.then(CTX, first)
+    assistant, tool = body["messages"][-2:]
+    call_id = first.calls()[0].id
+    assert assistant["tool_calls"][0]["id"] == call_id == tool["tool_call_id"]
+    made_up = case.then(CTX, run_of(text_stream(["No call."])))
+    assert made_up["messages"][-1]["tool_call_id"] == "call_conform_1"
+
+
+def test_disconnect_warns_when_the_next_first_token_is_late():
+    case = BY_NAME["disconnect"]
+    hung = run_of(text_stream(["1 "] * 3), reason="cancelled", hung_up=True)
+    late = run_of(text_stream(["Hello"]), gap_ms=3000)
+    verdict = case.check(result(hung, late))
+    assert verdict.verdict == "warn" and "gone on generating" in verdict.why
+    not_hung = run_of(text_stream(["1 "]))
+    assert case.check(result(not_hung, late)).verdict == "fail"
+
+
+def test_tool_parallel_warns_on_one_call_and_fails_on_a_shared_index():
+    case = BY_NAME["tool-parallel"]
+    one = run_of(tool_answer([("call_1", "get_weather", '{"city": "Paris"}')]))
+    assert case.check(result(one)).verdict == "warn"
+    chunks = call_chunks([("call_1", "get_weather", '{"city": "Paris"}')])
+    second = {"index": 0, "id": "call_2", "type": "function"}
+    second["function"] = {"name": "get_weather", "arguments": '{"city": "Tokyo"}'}
+    chunks.append(chunk([delta(tool_calls=[second])]))
+    shared = run_of([*chunks, chunk([delta(finish="tool_calls")]), "[DONE]"])
+    verdict = case.check(result(shared))
+    assert verdict.verdict == "fail", verdict.why
+
+
+def test_unicode_fails_on_half_a_surrogate_pair_in_a_chunk():
+    # "👋" as the JSON escape \ud83d\udc4b, cut between the two halves
+    first = b'data: {"id":"c","choices":[{"index":0,"delta":{"content":"\\ud83d"},"finish_reason":null}]}\n\n'
+    second = b'data: {"id":"c","choices":[{"index":0,"delta":{"content":"\\udc4b"},"finish_reason":"stop"}]}\n\n'
+    run = run_of(body=first + second + b"data: [DONE]\n\n")
+    verdict = BY_NAME["unicode"].check(result(run))
+    assert verdict.verdict == "fail" and "surrogate" in verdict.why
+
+
+def test_reasoning_without_reasoning_is_unsupported():
+    verdict = BY_NAME["reasoning"].check(result(run_of(text_stream(["391"]))))
+    assert verdict.verdict == "unsupported"
+
+
+def test_bad_request_wants_a_json_error_body():
+    case = BY_NAME["bad-request"]
+    error = json.dumps({"error": {"message": "messages must be a list"}}).encode()
+    good = run_of(status=400, content_type="application/json", body=error)
+    assert case.check(result(good)).verdict == "pass"
+    html = run_of(status=400, content_type="text/html", body=b"<h1>Bad Request</h1>")
+    verdict = case.check(result(html))
+    assert verdict.verdict == "fail" and "not a JSON error" in verdict.why
+    server = run_of(status=500, content_type="application/json", body=error)
+    assert case.check(result(server)).verdict == "warn"
+
+
+# ---------------------------------------------------------------------- verdicts (judge.py)
+ERROR_400 = json.dumps(
+    {"error": {"message": "n is not supported", "type": "invalid_request_error"}}
+)
+
+
+def test_the_documented_400_of_an_optional_parameter_is_unsupported():
+    refused = run_of(status=400, content_type="application/json", body=ERROR_400.encode())
+    report = assess(BY_NAME["n2"], result(refused))
+    assert report.verdict == "unsupported" and "n is not supported" in report.why
+    # plain sends nothing optional: the same answer fails it
+    assert assess(BY_NAME["plain"], result(refused)).verdict == "fail"
+    # a 400 that is not a JSON error is not the documented refusal
+    html = run_of(status=400, content_type="text/html", body=b"<h1>no</h1>")
+    assert assess(BY_NAME["n2"], result(html)).verdict == "fail"
+
+
+def test_no_answer_fails_and_says_why():
+    report = assess(BY_NAME["plain"], result(run_of([], status=200, reason="error")))
+    assert report.verdict == "fail"
+
+
+def test_an_error_finding_fails_a_passing_case_and_a_warning_warns():
+    # tool-call-index-missing (error): a call without its index
+    call = {"id": "call_1", "type": "function"}
+    call["function"] = {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+    payloads = [
+        chunk([delta(role="assistant", content=None)]),
+        chunk([delta(tool_calls=[call])]),
+        chunk([delta(finish="tool_calls")]),
+        "[DONE]",
+    ]
+    report = assess(BY_NAME["tool-single"], result(run_of(payloads)))
+    assert report.verdict == "fail", report.why
+    assert "tool-call-index-missing (error)" in report.why
+    assert {f["rule"] for f in report.findings} >= {"tool-call-index-missing"}
+    # done-missing is a warning: the plain check itself fails on it, so use usage-unrequested
+    body = {"model": "m", "messages": [], "stream": True}
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    extra = [*text_stream(["Hi"])[:-1], chunk([], usage=usage), "[DONE]"]
+    report = assess(BY_NAME["plain"], result(run_of(extra, request=body)))
+    assert report.verdict == "warn", report.why
+    assert "usage-unrequested (warning)" in report.why
+
+
+def test_judges_that_differ_warn_and_judges_that_crash_fail():
+    run = clean(BY_NAME["plain"])
+    differs = assess(
+        BY_NAME["plain"], result(run), judge=lambda s: [{"client": "a", "verdict": "differs"}]
+    )
+    assert differs.verdict == "warn" and "judge a differs" in differs.why
+    crash = assess(
+        BY_NAME["plain"], result(run), judge=lambda s: [{"client": "b", "verdict": "crash"}]
+    )
+    assert crash.verdict == "fail"
+    fine = assess(BY_NAME["plain"], result(run), judge=lambda s: [{"client": "c", "verdict": "ok"}])
+    assert fine.verdict == "pass" and fine.judges == [{"client": "c", "verdict": "ok"}]
+
+
+def test_a_check_that_cannot_read_the_answer_fails_plainly():
+    case = BY_NAME["plain"]
+    broken = type(case)(**{**case.__dict__, "check": lambda result: 1 / 0})
+    report = assess(broken, result(clean(case)))
+    assert report.verdict == "fail" and "ZeroDivisionError" in report.why
+
+
+def test_a_hung_up_run_is_not_judged_by_the_rules():
+    case = BY_NAME["disconnect"]
+    hung = run_of(text_stream(["1 "] * 3)[:2], reason="cancelled", hung_up=True)
+    report = assess(case, result(hung, clean(BY_NAME["plain"])))
+    assert report.verdict == "pass", report.why
+    assert not any(f.get("run") == 1 for f in report.findings)
+    assert report.metrics is not None and report.metrics["ttft_ms"] is not None
+
+
+# ---------------------------------------------------------------------- docs/conform.md
+DOC = Path(__file__).resolve().parent.parent / "docs" / "conform.md"
+
+
+def keys_of(document: dict) -> dict[str, set[str]]:
+    """The keys of each part of a ``--json`` document (the first case's, its first finding's
+    and its metrics')."""
+    case = document["cases"][0]
+    keys = {
+        "top": set(document),
+        "server": set(document["server"]),
+        "case": set(case),
+        "summary": set(document["summary"]),
+    }
+    if case["metrics"] is not None:
+        keys["metrics"] = set(case["metrics"])
+    if case["findings"]:
+        keys["finding"] = set(case["findings"][0])
+    return keys
+
+
+def documented_keys() -> dict[str, set[str]]:
+    text = DOC.read_text()
+    block = text.split("## `--json`", 1)[1].split("```json\n", 1)[1].split("\n```", 1)[0]
+    return keys_of(json.loads(block))
+
+
+def test_the_documented_json_has_the_codes_keys():
+    documented = documented_keys()
+    case = BY_NAME["reasoning"]
+    report = assess(case, result(clean(case)))
+    report.captures = ["out/reasoning.jsonl"]
+    battery = Battery([report], True, None, 12.0)
+    options = Options(base_url="http://127.0.0.1:8000/v1", api=api_named("chat"), model="conform")
+    made = document(options, battery, "2026-01-01T00:00:00Z")
+    assert keys_of(made) == documented
+    assert set(documented["finding"]) == set(
+        Finding(rule="r", severity="info", title="t", message="m").to_json()
+    )
+    assert set(made["summary"]) == {"cases", "passed", "rules", *VERDICTS}
+
+
+def test_the_doc_lists_every_case_with_what_it_expects():
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| (.+) \| (yes|no) \|$", DOC.read_text(), re.M)
+    assert [(name, expects, optional) for name, expects, optional in rows] == [
+        (case.name, case.expects, "yes" if case.optional else "no") for case in CASES
+    ]
+
+
+def test_the_card_and_junit_have_a_row_and_a_test_case_per_case():
+    reports = [assess(BY_NAME[n], clean_result(n)) for n in ("plain", "n2")]
+    refused = run_of(status=400, content_type="application/json", body=ERROR_400.encode())
+    reports.append(assess(BY_NAME["logprobs"], result(refused)))
+    broken = run_of(text_stream(["Hi"], finish="length"))
+    reports.append(assess(BY_NAME["plain"], result(broken)))
+    battery = Battery(reports, True, None, 40.0)
+    options = Options(base_url="http://h/v1", api=api_named("chat"), model="m")
+    card = text(options, battery)
+    assert "4 cases: 2 pass, 0 warn, 1 fail, 1 unsupported" in card
+    assert "FAIL" in card and "unsupported" in card
+    root = ET.fromstring(junit(options, battery))
+    cases = root.findall("./testsuite/testcase")
+    assert [c.get("name") for c in cases] == ["plain", "n2", "logprobs", "plain"]
+    assert cases[2].find("skipped") is not None and cases[3].find("failure") is not None
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "1", "1")
+
+
+# ---------------------------------------------------------------------- the command's input
+def test_bad_arguments_exit_2_with_a_line(capsys, monkeypatch):
+    monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
+    for args, said in (
+        (["--base-url", "ftp://x/v1"], "not an http(s) URL"),
+        (["--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "NO_SUCH_KEY_VAR"], "is not set"),
+        (["--base-url", "http://127.0.0.1:9/v1", "--concurrency", "0"], "--concurrency"),
+        (["--base-url", "http://127.0.0.1:9/v1", "--api", "gemini"], "no case of the battery"),
+        (["--base-url", "http://127.0.0.1:9/v1", "--only", "plain", "--skip", "plain"], "no case"),
+    ):
+        assert main(["conform", "--model", "m", *args]) == 2
+        err = capsys.readouterr().err
+        assert said in err and "Traceback" not in err
+
+
+def test_list_names_every_case(capsys):
+    assert main(["conform", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--list"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == [case.name for case in CASES]
