@@ -259,6 +259,12 @@ def cmd_record(args: argparse.Namespace) -> int:
     return record(args)
 
 
+def cmd_conform(args: argparse.Namespace) -> int:
+    from .conform.command import cmd_conform as conform
+
+    return conform(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="streamscope",
@@ -427,9 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--body", help="JSON merged into the request body")
     rec.add_argument("-o", "--output", required=True, help="the timed capture to write")
     rec.set_defaults(run=cmd_record)
-    from .conform.command import add_parser as add_conform
+    from .conform.arguments import add_parser as add_conform
 
-    add_conform(commands)
+    add_conform(commands, cmd_conform)
     return parser
 
 

@@ -9,16 +9,19 @@ import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from ..jsonout import write as write_document
-from ..live.apis import APIS, api_named
+from ..judges.capture import judge_stream
+from ..judges.runner import Caps, node_dir
+from ..live.apis import api_named
+from ..settings import load
+from .arguments import MAX_CONCURRENCY
 from .card import document, junit, text
 from .cases import CASES
-from .judge import CaseReport
+from .judge import CaseReport, Judge
 from .model import Case
-from .runner import MAX_CONCURRENCY, Options, run_battery
+from .runner import Options, run_battery
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -27,54 +30,6 @@ EXIT_UNREACHABLE = 2
 
 class BadInput(Exception):
     pass
-
-
-def add_parser(commands: Any) -> None:
-    conform = commands.add_parser(
-        "conform",
-        help="test a streaming server the way its clients use it: a battery of cases, a report "
-        "card (docs/conform.md)",
-        description="Send a battery of streamed requests, record each answer, check what each "
-        "case expects and what the rules (and with --judges the client judges) find, and print "
-        "a report card. Exits 0 when no case fails, 1 when one does, 2 when the server cannot "
-        "be reached at all.",
-    )
-    conform.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1")
-    conform.add_argument(
-        "--api",
-        choices=list(APIS),
-        default="chat",
-        help="the API to test (default chat; the battery has chat cases so far)",
-    )
-    conform.add_argument("--model", required=True, help="the model to ask, as the server names it")
-    conform.add_argument("--api-key-env", help="read the API key from this environment variable")
-    conform.add_argument("--only", help="only these cases, comma-separated")
-    conform.add_argument("--skip", help="leave out these cases, comma-separated")
-    conform.add_argument(
-        "--concurrency",
-        type=int,
-        default=2,
-        help=f"cases at once (default 2, at most {MAX_CONCURRENCY})",
-    )
-    conform.add_argument(
-        "--case-timeout", type=float, default=60.0, help="seconds a case may take (default 60)"
-    )
-    conform.add_argument("--json", action="store_true", help="print one JSON document")
-    conform.add_argument("--junit", metavar="FILE", help="also write JUnit XML to FILE")
-    conform.add_argument("--out", metavar="DIR", help="write each case's timed capture here")
-    conform.add_argument(
-        "--judges",
-        action="store_true",
-        help="run the client judges on each answer too (seconds each; docs/judges.md)",
-    )
-    conform.add_argument(
-        "--data-dir", default=None, help="where `judges install` put the Node judges"
-    )
-    conform.add_argument(
-        "--stall-ms", type=float, default=250.0, help="gap that counts as a stall (ms)"
-    )
-    conform.add_argument("--list", action="store_true", help="list the cases and exit")
-    conform.set_defaults(run=cmd_conform)
 
 
 def names(value: str | None) -> list[str]:
@@ -117,12 +72,7 @@ def options_of(args: argparse.Namespace) -> Options:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise BadInput(f"cannot write to {args.out}: {exc.strerror or exc}") from None
-    judge = None
-    if args.judges:
-        from ..cli import _stream_judge
-
-        stream_judge = _stream_judge(args)
-        judge = lambda stream: stream_judge(stream, None)  # noqa: E731
+    judge = client_judge(args.data_dir) if args.judges else None
     return Options(
         base_url=args.base_url,
         api=api_named(args.api),
@@ -134,6 +84,15 @@ def options_of(args: argparse.Namespace) -> Options:
         stall_ms=args.stall_ms,
         judge=judge,
     )
+
+
+def client_judge(data_dir: str | None) -> Judge:
+    """The client judges with the settings' caps and the Node judges where ``judges install``
+    put them (as ``check --judges`` runs them)."""
+    settings = load({"data_dir": data_dir})
+    caps = Caps(timeout_s=settings.judges_timeout_s, memory_mb=settings.judges_memory_mb)
+    folder = node_dir(settings.data_dir)
+    return lambda stream: judge_stream(stream, caps, folder)
 
 
 def cmd_conform(args: argparse.Namespace) -> int:

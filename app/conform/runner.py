@@ -30,11 +30,11 @@ from ..live.recorder import clean_body, public_source
 from ..live.redact import Redactor
 from ..live.request import RunRequest, Timeouts
 from ..live.upstream import UpstreamRun
+from .arguments import MAX_CONCURRENCY
 from .judge import CaseReport, Judge, assess
 from .model import Body, Case, Context, Result, Run, read_run
 
 log = logging.getLogger("streamscope.conform")
-MAX_CONCURRENCY = 16
 MAX_COPIES = 8
 CONNECT_S = 10.0
 OUTPUT = (TextDelta, ReasoningDelta, RefusalDelta, ToolCallArgs, ToolCallStart)
