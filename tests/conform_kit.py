@@ -9,10 +9,12 @@ from typing import Any
 
 from app.captures.timed import end_line, header_line, read_line, response_line
 from app.conform.model import Case, Context, Result, Run, read_run
+from app.live.apis import api_named
 
-from .fake_conform import ConformAnswer
+from .fake_conform import AnthropicConform, ConformAnswer
 
 CTX = Context(model="conform")
+ANTHROPIC = Context(model="conform", api="anthropic")
 
 
 def chunk(choices: list[dict[str, Any]], id: str = "chatcmpl-1", **extra: Any) -> dict:
@@ -40,11 +42,14 @@ def text_stream(pieces: list[str], finish: str = "stop", id: str = "chatcmpl-1")
     ]
 
 
-def sse(payloads: list[Any]) -> list[bytes]:
-    return [
-        b"data: " + (p.encode() if isinstance(p, str) else json.dumps(p).encode()) + b"\n\n"
-        for p in payloads
-    ]
+def sse(payloads: list[Any], named: bool = False) -> list[bytes]:
+    """SSE events; ``named``: with ``event:`` lines naming each payload's type (Anthropic)."""
+    out = []
+    for p in payloads:
+        head = f"event: {p['type']}\n".encode() if named and isinstance(p, dict) else b""
+        data = p.encode() if isinstance(p, str) else json.dumps(p).encode()
+        out.append(head + b"data: " + data + b"\n\n")
+    return out
 
 
 def run_of(
@@ -57,20 +62,22 @@ def run_of(
     reason: str = "done",
     hung_up: bool = False,
     gap_ms: float = 2.0,
+    api: str = "chat",
 ) -> Run:
     """A run whose answer is these payloads as SSE events (or ``body`` as it is)."""
     request = request or {"model": "m", "messages": [], "stream": True}
     lines = [
-        header_line(created="2026-01-01T00:00:00Z", request=request, api="chat"),
+        header_line(created="2026-01-01T00:00:00Z", request=request, api=api),
         response_line(10.0, status, content_type),
     ]
-    writes = [body] if body is not None else sse(payloads or [])
+    writes = [body] if body is not None else sse(payloads or [], named=api == "anthropic")
     t = 10.0
     for write in writes:
         t += gap_ms
         lines.append(read_line(t, write))
     lines.append(end_line(t + 1, reason, None if reason == "done" else "ended"))
-    return read_run(b"".join(lines), request, hung_up=hung_up)
+    dialect = api_named(api).dialect
+    return read_run(b"".join(lines), request, hung_up=hung_up, dialect=dialect)
 
 
 def clean(case: Case, body: dict | None = None) -> Run:
@@ -81,5 +88,11 @@ def clean(case: Case, body: dict | None = None) -> Run:
     return run_of([p if p == "[DONE]" else json.loads(p) for p in payloads], request=body)
 
 
-def result(*runs: Run) -> Result:
-    return Result(list(runs), CTX)
+def clean_anthropic(case: Case, body: dict | None = None) -> Run:
+    """The fake conform model's Anthropic answer to the case's request, as sent."""
+    body = body or api_named("anthropic").body(case.request(ANTHROPIC))
+    return run_of(AnthropicConform(body).payloads(), request=body, api="anthropic")
+
+
+def result(*runs: Run, api: str = "chat") -> Result:
+    return Result(list(runs), ANTHROPIC if api == "anthropic" else CTX)

@@ -13,7 +13,8 @@ valid request (``messages`` not a non-empty list, a negative ``max_tokens``) get
 OpenAI error body; ``conform:refuse=n,logprobs`` answers a body with any of those fields
 with OpenAI's 400 for an unsupported parameter. The prompt picks the text: ``Repeat exactly: X`` repeats X one character a
 chunk (so emoji and CJK arrive split over chunks), ``Count`` counts to 300, anything else gets a
-short greeting. Every request has its own chunk id, and chunks are 2 ms apart.
+short greeting. Every request has its own chunk id, and chunks are 2 ms apart. The same model
+answers ``POST /v1/messages`` in Anthropic's events (``AnthropicConform``).
 """
 
 from __future__ import annotations
@@ -96,6 +97,28 @@ class ConformRoutes:
         self._start()
         for event in ConformAnswer(body).events():
             self._write(event)
+            if not self._sleep(GAP_S):
+                return
+        self._finish()
+
+    def _wire_conform(self, arg: str) -> None:
+        """The conform model in another dialect (Anthropic Messages)."""
+        wire = self.wire
+        body = self.noted["body"]
+        if wire.name != "anthropic":
+            self._wire_error(404, f"the conform model does not speak {wire.name}")
+            return
+        problem = anthropic_invalid(body)
+        if problem is not None:
+            error = {
+                "type": "error",
+                "error": {"type": "invalid_request_error", "message": problem},
+            }
+            self._whole(400, "application/json", json.dumps(error).encode())
+            return
+        self._start(content_type=wire.content_type)
+        for payload in AnthropicConform(body).payloads():
+            self._write(wire.event(payload))
             if not self._sleep(GAP_S):
                 return
         self._finish()
@@ -221,3 +244,116 @@ class ConformAnswer:
                 piece = {"index": number, "function": {"arguments": args[start : start + 6]}}
                 out.append(self.chunk([self.choice(0, {"tool_calls": [piece]})]))
         return out
+
+
+class AnthropicConform:
+    """The same model on ``POST /v1/messages``: Anthropic's events for what the body asks
+    (``stop_sequences``, ``max_tokens``, ``tools`` with ``tool_choice`` auto/any/none and
+    ``input_json_delta`` pieces, a ``tool_result`` turn, ``thinking`` blocks with a signature)."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.body = body
+        self.id = f"msg_conform_{_next_id()}"
+        messages = body["messages"]
+        self.prompt = user_text(messages)
+        last = messages[-1] if isinstance(messages[-1], dict) else {}
+        content = last.get("content")
+        self.after_tool = isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+        )
+
+    def payloads(self) -> list[dict[str, Any]]:
+        message = {
+            "id": self.id,
+            "type": "message",
+            "role": "assistant",
+            "model": "conform",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": len(self.prompt.split()) + 5, "output_tokens": 1},
+        }
+        out: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
+        block = 0
+        thinking = self.body.get("thinking")
+        if isinstance(thinking, dict) and thinking.get("type") == "enabled":
+            out.append(self.start(block, {"type": "thinking", "thinking": "", "signature": ""}))
+            for piece in ("The user ", "wants ", "a product."):
+                out.append(self.delta(block, {"type": "thinking_delta", "thinking": piece}))
+            out.append(self.delta(block, {"type": "signature_delta", "signature": "c2lnbmVk"}))
+            out.append({"type": "content_block_stop", "index": block})
+            block += 1
+        calls = self.tool_calls()
+        stop_sequence = None
+        if calls:
+            for number, args in enumerate(calls):
+                tool = {"type": "tool_use", "id": f"toolu_{self.id[-4:]}_{number}"}
+                tool |= {"name": self.body["tools"][0]["name"], "input": {}}
+                out.append(self.start(block, tool))
+                for start in range(0, len(args), 6):
+                    piece = {"type": "input_json_delta", "partial_json": args[start : start + 6]}
+                    out.append(self.delta(block, piece))
+                out.append({"type": "content_block_stop", "index": block})
+                block += 1
+            reason, tokens = "tool_use", sum(len(a) // 4 + 1 for a in calls)
+        else:
+            pieces, reason, stop_sequence = self.limited(answer_pieces(self.prompt, self.body))
+            out.append(self.start(block, {"type": "text", "text": ""}))
+            out += [self.delta(block, {"type": "text_delta", "text": p}) for p in pieces]
+            out.append({"type": "content_block_stop", "index": block})
+            tokens = len(pieces)
+        out.append(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reason, "stop_sequence": stop_sequence},
+                "usage": {"output_tokens": tokens},
+            }
+        )
+        out.append({"type": "message_stop"})
+        return out
+
+    def start(self, index: int, block: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "content_block_start", "index": index, "content_block": block}
+
+    def delta(self, index: int, delta: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "content_block_delta", "index": index, "delta": delta}
+
+    def limited(self, pieces: list[str]) -> tuple[list[str], str, str | None]:
+        stops = list(self.body.get("stop_sequences") or [])
+        text = "".join(pieces)
+        found = [(text.find(s), s) for s in stops if s and s in text]
+        if found:
+            cut, sequence = min(found)
+            kept, length = [], 0
+            for piece in pieces:
+                if length + len(piece) > cut:
+                    if cut > length:
+                        kept.append(piece[: cut - length])
+                    break
+                kept.append(piece)
+                length += len(piece)
+            return kept, "stop_sequence", sequence
+        limit = self.body.get("max_tokens")
+        if isinstance(limit, int) and len(pieces) > limit:
+            return pieces[:limit], "max_tokens", None
+        return pieces, "end_turn", None
+
+    def tool_calls(self) -> list[str]:
+        tools = self.body.get("tools")
+        choice = (self.body.get("tool_choice") or {"type": "auto"}).get("type")
+        if not tools or choice == "none" or self.after_tool:
+            return []
+        cities = [city for city in CITIES if city in self.prompt]
+        if not cities and choice == "any":
+            cities = [CITIES[0]]
+        return [json.dumps({"city": city}) for city in cities]
+
+
+def anthropic_invalid(body: dict[str, Any]) -> str | None:
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages: at least one message is required"
+    max_tokens = body.get("max_tokens")
+    if not isinstance(max_tokens, int) or max_tokens < 1:
+        return "max_tokens: must be greater than or equal to 1"
+    return None

@@ -13,7 +13,7 @@ import pytest
 
 from app.cli import main
 
-from .test_conform_cases import NAMES, documented_keys, keys_of
+from .test_conform_cases import ANTHROPIC_CASES, NAMES, documented_keys, keys_of
 
 pytestmark = pytest.mark.integration
 
@@ -124,3 +124,28 @@ def test_a_port_nothing_listens_on_exits_2(capsys):
     assert "cannot reach" in err and "refused" in err and "Traceback" not in err
     doc = json.loads(out)
     assert doc["server"]["reached"] is False and len(doc["cases"]) == 1
+
+
+def test_the_anthropic_battery_passes_on_the_clean_fake(fake, capsys, tmp_path):
+    base = f"http://127.0.0.1:{fake.port}"
+    out_dir = tmp_path / "anthropic"
+    args = ["--api", "anthropic", "--base-url", base, "--model", "conform", "--json"]
+    code = main(["conform", *args, "--out", str(out_dir)])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    doc = json.loads(out)
+    assert doc["server"]["api"] == "anthropic"
+    verdicts = {c["case"]: c["verdict"] for c in doc["cases"]}
+    assert verdicts == dict.fromkeys(ANTHROPIC_CASES, "pass")
+    sent = [r for r in fake.requests if r["path"] == "/v1/messages"]
+    assert sent and all(r["headers"].get("anthropic-version") for r in sent)
+    assert main(["inspect", str(out_dir / "tool-parallel.jsonl")]) == 0
+    assert "anthropic-messages" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_judges_read_each_answer(fake, capsys):
+    code, out, _ = conform(fake, capsys, "--only", "plain", "--judges", "--json")
+    assert code == 0
+    judges = json.loads(out)["cases"][0]["judges"]
+    assert judges and {j["verdict"] for j in judges} <= {"ok", "not installed"}

@@ -19,7 +19,17 @@ from app.conform.runner import Battery, Options
 from app.domain.findings.model import Finding
 from app.live.apis import api_named
 
-from .conform_kit import CTX, chunk, clean, delta, result, run_of, text_stream
+from .conform_kit import (
+    ANTHROPIC,
+    CTX,
+    chunk,
+    clean,
+    clean_anthropic,
+    delta,
+    result,
+    run_of,
+    text_stream,
+)
 
 NAMES = [
     "plain",
@@ -81,7 +91,7 @@ def tool_answer(calls, finish="tool_calls"):
 
 
 BROKEN = {
-    "plain": (run_of(text_stream(["Hi"], finish="length")), "finish_reason length"),
+    "plain": (run_of(text_stream(["Hi"], finish="length")), "finish length"),
     "long": (run_of(text_stream(["x" * 900])), "one chunk"),
     "unicode": (run_of(text_stream(["Gr\ufffd\ufffde"])), "U+FFFD"),
     "stop-sequence": (run_of(text_stream(["one two STOP four"])), "is in the text"),
@@ -327,9 +337,12 @@ def test_the_documented_json_has_the_codes_keys():
 
 
 def test_the_doc_lists_every_case_with_what_it_expects():
-    rows = re.findall(r"^\| `([a-z0-9-]+)` \| (.+) \| (yes|no) \|$", DOC.read_text(), re.M)
-    assert [(name, expects, optional) for name, expects, optional in rows] == [
-        (case.name, case.expects, "yes" if case.optional else "no") for case in CASES
+    rows = re.findall(
+        r"^\| `([a-z0-9-]+)` \| ([a-z, ]+) \| (.+) \| (yes|no) \|$", DOC.read_text(), re.M
+    )
+    assert rows == [
+        (case.name, ", ".join(case.apis), case.expects, "yes" if case.optional else "no")
+        for case in CASES
     ]
 
 
@@ -372,3 +385,85 @@ def test_list_names_every_case(capsys):
     assert main(["conform", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--list"]) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
     assert listed == [case.name for case in CASES]
+
+
+# ---------------------------------------------------------------------- Anthropic Messages
+ANTHROPIC_CASES = [case.name for case in CASES if "anthropic" in case.apis]
+
+
+def clean_anthropic_result(name: str) -> Result:
+    case = BY_NAME[name]
+    runs = [clean_anthropic(case) for _ in range(case.copies)]
+    if case.hangup:
+        runs[0].hung_up = True
+    if case.then is not None:
+        body = api_named("anthropic").body(case.then(ANTHROPIC, runs[0]))
+        runs.append(clean_anthropic(case, body))
+    return result(*runs, api="anthropic")
+
+
+def test_the_anthropic_battery_covers_the_same_ground():
+    assert [
+        n for n in NAMES if n not in ("include-usage", "no-usage", "n2", "logprobs", "json-schema")
+    ] == ANTHROPIC_CASES
+
+
+@pytest.mark.parametrize("name", [n for n in ANTHROPIC_CASES if n != "bad-request"])
+def test_a_clean_anthropic_answer_passes(name):
+    verdict = BY_NAME[name].check(clean_anthropic_result(name))
+    assert verdict.verdict == "pass", verdict.why
+
+
+def anthropic_text(pieces, reason="end_turn", stop_sequence=None):
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "usage": {}}
+    return [
+        {"type": "message_start", "message": message},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        *(
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
+            for p in pieces
+        ),
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": reason, "stop_sequence": stop_sequence},
+            "usage": {"output_tokens": len(pieces)},
+        },
+        {"type": "message_stop"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "payloads", "said"),
+    [
+        ("plain", anthropic_text(["Hi"], reason="stop"), "expected one `end_turn`"),
+        (
+            "stop-sequence",
+            anthropic_text(["one two"], "stop_sequence", None),
+            "`stop_sequence` is None",
+        ),
+        ("stop-sequence", anthropic_text(["one two"], "end_turn"), "expected `stop_sequence`"),
+        ("max-tokens", anthropic_text(["1 2"], "end_turn"), "expected `max_tokens`"),
+        ("tool-single", anthropic_text(["Sunny."]), "no tool call"),
+        ("reasoning", anthropic_text(["<thinking>x</thinking>391"]), "leaked"),
+    ],
+)
+def test_a_broken_anthropic_answer_fails(name, payloads, said):
+    run = run_of(payloads, api="anthropic")
+    verdict = BY_NAME[name].check(result(run, api="anthropic"))
+    assert verdict.verdict == "fail" and said in verdict.why, verdict.why
+
+
+def test_anthropic_requests_are_anthropics_bodies():
+    anthropic = api_named("anthropic")
+    parallel = anthropic.body(BY_NAME["tool-parallel"].request(ANTHROPIC))
+    assert "parallel_tool_calls" not in parallel and parallel["tools"][0]["input_schema"]
+    thinking = anthropic.body(BY_NAME["reasoning"].request(ANTHROPIC))
+    assert thinking["thinking"]["budget_tokens"] < thinking["max_tokens"]
+    assert "reasoning_effort" not in thinking
+    assert anthropic.body(BY_NAME["stop-sequence"].request(ANTHROPIC))["stop_sequences"] == ["STOP"]
+    first = clean_anthropic(BY_NAME["tool-single"])
+    turn = anthropic.body(BY_NAME["tool-result-turn"].then(ANTHROPIC, first))
+    use, result_ = turn["messages"][-2]["content"][0], turn["messages"][-1]["content"][0]
+    assert use["type"] == "tool_use" and use["input"] == {"city": "Paris"}
+    assert result_["type"] == "tool_result" and result_["tool_use_id"] == use["id"]

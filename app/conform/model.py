@@ -20,6 +20,7 @@ from ..captures.timed import read_records
 from ..domain.events import (
     Finish,
     Logprobs,
+    Meta,
     ReasoningDelta,
     TextDelta,
     ToolCallEnd,
@@ -135,6 +136,15 @@ class Run:
             except orjson.JSONDecodeError:
                 continue
         return out
+
+    def response_ids(self) -> set[str]:
+        """The response ids the stream names: each chunk's ``id`` (chat completions), the
+        message's (Anthropic's ``message_start``), as the meta events give them."""
+        ids = {str(c["id"]) for c in self.chunks() if isinstance(c, dict) and c.get("id")}
+        for meta in self.events(Meta):
+            if meta.fields.get("id"):
+                ids.add(str(meta.fields["id"]))
+        return ids
 
     def error_body(self) -> Any:
         """The answer's body as JSON (an error answer's), or None when it is not JSON."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
+from ..terms import CHAT_AND_ANTHROPIC
 
 COPIES = 4
 
@@ -14,7 +15,7 @@ def request(ctx: Context) -> Body:
 def check(result: Result) -> Verdict:
     owners: dict[str, int] = {}
     for number, run in enumerate(result.runs, 1):
-        ids = {c.get("id") for c in run.chunks() if isinstance(c, dict) and c.get("id")}
+        ids = run.response_ids()
         if len(ids) > 1:
             return failed(
                 f"stream {number}'s chunks carry {len(ids)} ids: {sorted(map(str, ids))[:3]}"
@@ -33,7 +34,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="concurrent",
-    apis=("chat",),
+    apis=CHAT_AND_ANTHROPIC,
     expects=f"{COPIES} identical requests at once: each stream finishes, keeps one id, and no two "
     "share one.",
     request=request,

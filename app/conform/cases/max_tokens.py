@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
+from ..terms import CHAT_AND_ANTHROPIC, finish
 
 LIMIT = 5
 
@@ -14,20 +15,21 @@ def request(ctx: Context) -> Body:
 
 def check(result: Result) -> Verdict:
     run = result.first
-    finish = run.finish()
-    if finish != "length":
-        return failed(f"finish_reason {finish or 'none'}; expected `length` at {LIMIT} tokens")
+    want = finish(result, "length")
+    if run.finish() != want:
+        return failed(f"finish {run.finish() or 'none'}; expected `{want}` at {LIMIT} tokens")
     for usage in run.usages():
-        completion = usage.usage.get("completion_tokens")
-        if isinstance(completion, int) and completion > LIMIT:
-            return failed(f"usage says {completion} completion tokens, over max_tokens {LIMIT}")
-    return passed(f"finish `length` after {len(run.text_chunks())} text chunks")
+        for name in ("completion_tokens", "output_tokens"):
+            count = usage.usage.get(name)
+            if isinstance(count, int) and count > LIMIT:
+                return failed(f"usage says {count} {name}, over max_tokens {LIMIT}")
+    return passed(f"finish `{want}` after {len(run.text_chunks())} text chunks")
 
 
 CASE = Case(
     name="max-tokens",
-    apis=("chat",),
-    expects=f"With `max_tokens: {LIMIT}` on a long answer: finish `length`, and no more "
+    apis=CHAT_AND_ANTHROPIC,
+    expects=f"With `max_tokens: {LIMIT}` on a long answer: finish `length` (`max_tokens`), and no more "
     "completion tokens than asked.",
     request=request,
     check=check,

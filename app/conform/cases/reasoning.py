@@ -5,17 +5,17 @@ from __future__ import annotations
 import re
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, unsupported, user, warned
+from ..terms import CHAT_AND_ANTHROPIC
 
 THINK_TAG = re.compile(r"</?think(ing)?>", re.IGNORECASE)
 
 
 def request(ctx: Context) -> Body:
-    return user(
-        "What is 17 * 23? Think it through briefly, then answer with the number.",
-        ctx,
-        reasoning_effort="low",
-        max_tokens=2000,
-    )
+    prompt = "What is 17 * 23? Think it through briefly, then answer with the number."
+    if ctx.api == "anthropic":
+        thinking = {"type": "enabled", "budget_tokens": 1024}
+        return user(prompt, ctx, thinking=thinking, max_tokens=2000)
+    return user(prompt, ctx, reasoning_effort="low", max_tokens=2000)
 
 
 def check(result: Result) -> Verdict:
@@ -38,7 +38,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="reasoning",
-    apis=("chat",),
+    apis=CHAT_AND_ANTHROPIC,
     expects="Where the model reasons: the card names the field that carries it, and none of it "
     "(no `<think>` tags) is in the content.",
     request=request,

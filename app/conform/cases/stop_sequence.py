@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
+from ..model import Body, Case, Context, Result, Run, Verdict, failed, passed, user
+from ..terms import CHAT_AND_ANTHROPIC, finish
 
 SEQUENCE = "STOP"
 
@@ -22,16 +23,31 @@ def check(result: Result) -> Verdict:
     text = run.text()
     if SEQUENCE in text:
         return failed(f"the stop sequence {SEQUENCE!r} is in the text")
-    finish = run.finish()
-    if finish != "stop":
-        return failed(f"finish_reason {finish or 'none'}; expected `stop`")
-    return passed(f"finish `stop`, the sequence not in the text ({text.strip()[:40]!r})")
+    want = finish(result, "stop_sequence")
+    if run.finish() != want:
+        return failed(f"finish {run.finish() or 'none'}; expected `{want}`")
+    if result.context.api == "anthropic":
+        named = stop_sequence_of(run)
+        if named != SEQUENCE:
+            return failed(f"`stop_sequence` is {named!r}, not {SEQUENCE!r}")
+    return passed(f"finish `{want}`, the sequence not in the text ({text.strip()[:40]!r})")
+
+
+def stop_sequence_of(run: Run) -> object:
+    """The ``stop_sequence`` an Anthropic ``message_delta`` names."""
+    for payload in run.chunks():
+        if isinstance(payload, dict) and payload.get("type") == "message_delta":
+            delta = payload.get("delta")
+            if isinstance(delta, dict) and delta.get("stop_sequence"):
+                return delta["stop_sequence"]
+    return None
 
 
 CASE = Case(
     name="stop-sequence",
-    apis=("chat",),
-    expects='With `stop: ["STOP"]`: finish `stop`, and the sequence is not in the text.',
+    apis=CHAT_AND_ANTHROPIC,
+    expects='With `stop: ["STOP"]`: finish `stop` (Anthropic: `stop_sequence`, naming it), '
+    "and the sequence is not in the text.",
     request=request,
     check=check,
     optional=True,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
+from ..terms import CHAT_AND_ANTHROPIC, finish
 from ..tools import TOOLS
 
 
@@ -16,15 +17,16 @@ def check(result: Result) -> Verdict:
         return failed(f"{len(run.call_starts())} tool call(s) though `tool_choice` was none")
     if not run.text().strip():
         return failed("no text came")
-    if run.finish() != "stop":
-        return failed(f"finish_reason {run.finish() or 'none'}; expected `stop`")
-    return passed("a text answer, no tool call, finish `stop`")
+    want = finish(result, "stop")
+    if run.finish() != want:
+        return failed(f"finish {run.finish() or 'none'}; expected `{want}`")
+    return passed(f"a text answer, no tool call, finish `{want}`")
 
 
 CASE = Case(
     name="tool-none",
-    apis=("chat",),
-    expects='With `tool_choice: "none"`: a text answer, no tool call, finish `stop`.',
+    apis=CHAT_AND_ANTHROPIC,
+    expects='With `tool_choice: "none"`: a text answer, no tool call, finish `stop` (`end_turn`).',
     request=request,
     check=check,
     optional=True,

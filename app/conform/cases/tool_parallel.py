@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user, warned
+from ..terms import CHAT_AND_ANTHROPIC, finish
 from ..tools import NAME, TOOLS, call_problem
 
 
@@ -12,7 +13,7 @@ def request(ctx: Context) -> Body:
         ctx,
         tools=TOOLS,
         tool_choice="auto",
-        parallel_tool_calls=True,
+        **({} if ctx.api == "anthropic" else {"parallel_tool_calls": True}),
     )
 
 
@@ -24,19 +25,20 @@ def check(result: Result) -> Verdict:
     problem = call_problem(run)
     if problem:
         return failed(problem)
-    if run.finish() != "tool_calls":
-        return failed(f"finish_reason {run.finish() or 'none'}; expected `tool_calls`")
+    want = finish(result, "tool_calls")
+    if run.finish() != want:
+        return failed(f"finish {run.finish() or 'none'}; expected `{want}`")
     if len(calls) < 2:
         return warned("one tool call: the model did not call in parallel")
     indices = [s.index for s in run.call_starts()]
-    return passed(f"{len(calls)} calls, indices {indices}, distinct ids, finish `tool_calls`")
+    return passed(f"{len(calls)} calls, indices {indices}, distinct ids, finish `{want}`")
 
 
 CASE = Case(
     name="tool-parallel",
-    apis=("chat",),
+    apis=CHAT_AND_ANTHROPIC,
     expects="Two tool calls in one answer, each with its own index and id and JSON arguments, "
-    "then finish `tool_calls`.",
+    "then finish `tool_calls` (`tool_use`).",
     request=request,
     check=check,
     optional=True,

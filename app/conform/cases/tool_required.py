@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user, warned
+from ..terms import CHAT_AND_ANTHROPIC, finish
 from ..tools import TOOLS, call_problem
 
 
@@ -18,15 +19,17 @@ def check(result: Result) -> Verdict:
     problem = call_problem(run)
     if problem:
         return failed(problem)
-    if run.finish() != "tool_calls":
-        return warned(f"a call, but finish_reason {run.finish() or 'none'}, not `tool_calls`")
-    return passed(f"{len(calls)} call(s), finish `tool_calls`")
+    want = finish(result, "tool_calls")
+    if run.finish() != want:
+        return warned(f"a call, but finish {run.finish() or 'none'}, not `{want}`")
+    return passed(f"{len(calls)} call(s), finish `{want}`")
 
 
 CASE = Case(
     name="tool-required",
-    apis=("chat",),
-    expects='With `tool_choice: "required"`: at least one valid tool call, finish `tool_calls`.',
+    apis=CHAT_AND_ANTHROPIC,
+    expects='With `tool_choice: "required"` (Anthropic: `any`): at least one valid tool call, '
+    "finish `tool_calls` (`tool_use`).",
     request=request,
     check=check,
     optional=True,

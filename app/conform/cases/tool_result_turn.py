@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import orjson
+
 from ..model import Body, Case, Context, Result, Run, Verdict, failed, passed
+from ..terms import CHAT_AND_ANTHROPIC, finish
 from ..tools import NAME, RESULT
 from .tool_single import request as first_request
 
@@ -16,6 +19,26 @@ def second(ctx: Context, run: Run) -> Body:
     call_id = (calls[0].id if calls else None) or MADE_UP_ID
     arguments = calls[0].arguments if calls and calls[0].status == "valid" else '{"city": "Paris"}'
     body = first_request(ctx)
+    if ctx.api == "anthropic":
+        body["messages"] = [
+            *body["messages"],
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": call_id,
+                        "name": NAME,
+                        "input": orjson.loads(arguments),
+                    }
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": call_id, "content": RESULT}],
+            },
+        ]
+        return body
     body["messages"] = [
         *body["messages"],
         {
@@ -42,17 +65,18 @@ def check(result: Result) -> Verdict:
         return failed("the answer to the tool's result is another tool call, not text")
     if not run.text().strip():
         return failed("no text came in answer to the tool's result")
-    if run.finish() != "stop":
-        return failed(f"finish_reason {run.finish() or 'none'}; expected `stop`")
+    want = finish(result, "stop")
+    if run.finish() != want:
+        return failed(f"finish {run.finish() or 'none'}; expected `{want}`")
     made = "" if result.first.calls() else " (the first answer made no call: one was made up)"
-    return passed(f"a text answer to the tool's result, finish `stop`{made}")
+    return passed(f"a text answer to the tool's result, finish `{want}`{made}")
 
 
 CASE = Case(
     name="tool-result-turn",
-    apis=("chat",),
+    apis=CHAT_AND_ANTHROPIC,
     expects="A second request carrying the call and the tool's result gets a text answer, "
-    "finish `stop`.",
+    "finish `stop` (`end_turn`).",
     request=first_request,
     check=check,
     then=second,

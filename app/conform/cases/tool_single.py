@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
+from ..terms import CHAT_AND_ANTHROPIC, finish
 from ..tools import NAME, TOOLS, call_problem
 
 
@@ -22,16 +23,17 @@ def check(result: Result) -> Verdict:
     problem = call_problem(run)
     if problem:
         return failed(problem)
-    if run.finish() != "tool_calls":
-        return failed(f"finish_reason {run.finish() or 'none'}; expected `tool_calls`")
-    return passed(f"one call {NAME}({calls[0].arguments}), finish `tool_calls`")
+    want = finish(result, "tool_calls")
+    if run.finish() != want:
+        return failed(f"finish {run.finish() or 'none'}; expected `{want}`")
+    return passed(f"one call {NAME}({calls[0].arguments}), finish `{want}`")
 
 
 CASE = Case(
     name="tool-single",
-    apis=("chat",),
+    apis=CHAT_AND_ANTHROPIC,
     expects="One tool call with an id, the tool's name and JSON-object arguments, then finish "
-    "`tool_calls`.",
+    "`tool_calls` (`tool_use`).",
     request=request,
     check=check,
     optional=True,
