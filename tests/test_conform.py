@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from xml.etree import ElementTree as ET
 
 import pytest
@@ -149,3 +150,25 @@ def test_judges_read_each_answer(fake, capsys):
     assert code == 0
     judges = json.loads(out)["cases"][0]["judges"]
     assert judges and {j["verdict"] for j in judges} <= {"ok", "not installed"}
+
+
+def test_a_case_past_its_deadline_fails_saying_so(fake, capsys):
+    started = time.monotonic()
+    code, out, _ = conform(
+        fake, capsys, "--only", "plain", "--case-timeout", "0.5", "--json", model="slow:50"
+    )
+    assert time.monotonic() - started < 4
+    assert code == 1
+    case = json.loads(out)["cases"][0]
+    assert case["verdict"] == "fail" and "the stream ended with error" in case["why"]
+
+
+def test_an_html_error_page_fails_with_its_title_not_a_traceback(fake, capsys):
+    code, out, err = conform(
+        fake, capsys, "--only", "plain,bad-request", "--json", model="html:404"
+    )
+    assert code == 1 and "Traceback" not in err
+    verdicts = {c["case"]: c for c in json.loads(out)["cases"]}
+    assert verdicts["plain"]["verdict"] == "fail" and "HTTP 404" in verdicts["plain"]["why"]
+    assert verdicts["bad-request"]["verdict"] == "fail"
+    assert "not a JSON error object" in verdicts["bad-request"]["why"]
