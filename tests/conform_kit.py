@@ -11,10 +11,11 @@ from app.captures.timed import end_line, header_line, read_line, response_line
 from app.conform.model import Case, Context, Result, Run, read_run
 from app.live.apis import api_named
 
-from .fake_conform import AnthropicConform, ConformAnswer
+from .fake_conform import AnthropicConform, ConformAnswer, ResponsesConform
 
 CTX = Context(model="conform")
 ANTHROPIC = Context(model="conform", api="anthropic")
+RESPONSES = Context(model="conform", api="responses")
 
 
 def chunk(choices: list[dict[str, Any]], id: str = "chatcmpl-1", **extra: Any) -> dict:
@@ -70,7 +71,8 @@ def run_of(
         header_line(created="2026-01-01T00:00:00Z", request=request, api=api),
         response_line(10.0, status, content_type),
     ]
-    writes = [body] if body is not None else sse(payloads or [], named=api == "anthropic")
+    named = api in ("anthropic", "responses")
+    writes = [body] if body is not None else sse(payloads or [], named=named)
     t = 10.0
     for write in writes:
         t += gap_ms
@@ -94,5 +96,12 @@ def clean_anthropic(case: Case, body: dict | None = None) -> Run:
     return run_of(AnthropicConform(body).payloads(), request=body, api="anthropic")
 
 
+def clean_responses(case: Case, body: dict | None = None) -> Run:
+    """The fake conform model's Responses answer to the case's request, as sent."""
+    body = body or api_named("responses").body(case.request(RESPONSES))
+    return run_of(ResponsesConform(body).payloads(), request=body, api="responses")
+
+
 def result(*runs: Run, api: str = "chat") -> Result:
-    return Result(list(runs), ANTHROPIC if api == "anthropic" else CTX)
+    context = {"anthropic": ANTHROPIC, "responses": RESPONSES}.get(api, CTX)
+    return Result(list(runs), context)

@@ -14,7 +14,8 @@ OpenAI error body; ``conform:refuse=n,logprobs`` answers a body with any of thos
 with OpenAI's 400 for an unsupported parameter. The prompt picks the text: ``Repeat exactly: X`` repeats X one character a
 chunk (so emoji and CJK arrive split over chunks), ``Count`` counts to 300, anything else gets a
 short greeting. Every request has its own chunk id, and chunks are 2 ms apart. The same model
-answers ``POST /v1/messages`` in Anthropic's events (``AnthropicConform``).
+answers ``POST /v1/messages`` in Anthropic's events (``AnthropicConform``) and
+``POST /v1/responses`` in OpenAI Responses' (``ResponsesConform``).
 """
 
 from __future__ import annotations
@@ -102,22 +103,22 @@ class ConformRoutes:
         self._finish()
 
     def _wire_conform(self, arg: str) -> None:
-        """The conform model in another dialect (Anthropic Messages)."""
+        """The conform model in another dialect (Anthropic Messages, OpenAI Responses)."""
         wire = self.wire
         body = self.noted["body"]
-        if wire.name != "anthropic":
+        if wire.name not in ("anthropic", "responses"):
             self._wire_error(404, f"the conform model does not speak {wire.name}")
             return
-        problem = anthropic_invalid(body)
+        anthropic = wire.name == "anthropic"
+        problem = anthropic_invalid(body) if anthropic else responses_invalid(body)
         if problem is not None:
-            error = {
-                "type": "error",
-                "error": {"type": "invalid_request_error", "message": problem},
-            }
+            said = {"type": "invalid_request_error", "message": problem}
+            error = {"type": "error", "error": said} if anthropic else {"error": said}
             self._whole(400, "application/json", json.dumps(error).encode())
             return
+        answer = AnthropicConform(body) if anthropic else ResponsesConform(body)
         self._start(content_type=wire.content_type)
-        for payload in AnthropicConform(body).payloads():
+        for payload in answer.payloads():
             self._write(wire.event(payload))
             if not self._sleep(GAP_S):
                 return
@@ -356,4 +357,163 @@ def anthropic_invalid(body: dict[str, Any]) -> str | None:
     max_tokens = body.get("max_tokens")
     if not isinstance(max_tokens, int) or max_tokens < 1:
         return "max_tokens: must be greater than or equal to 1"
+    return None
+
+
+class ResponsesConform:
+    """The same model on ``POST /v1/responses``: OpenAI Responses events for what the body
+    asks (``max_output_tokens``: ``incomplete``; ``tools`` with ``tool_choice``: function_call
+    items with streamed arguments; ``function_call_output`` in the input: a text answer;
+    ``text.format`` json_schema; ``reasoning``: a reasoning item with a streamed summary)."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.body = body
+        self.id = f"resp_conform_{_next_id()}"
+        inputs = body["input"]
+        if isinstance(inputs, str):
+            inputs = [{"role": "user", "content": inputs}]
+        self.prompt = user_text(inputs)
+        self.after_tool = any(
+            isinstance(i, dict) and i.get("type") == "function_call_output" for i in inputs
+        )
+        self.events: list[dict[str, Any]] = []
+        self.output: list[dict[str, Any]] = []
+
+    def emit(self, event: dict[str, Any]) -> None:
+        self.events.append({**event, "sequence_number": len(self.events)})
+
+    def response(self, status: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": "conform",
+            "status": status,
+            "output": list(self.output),
+            **extra,
+        }
+
+    def payloads(self) -> list[dict[str, Any]]:
+        self.emit({"type": "response.created", "response": self.response("in_progress")})
+        if isinstance(self.body.get("reasoning"), dict):
+            self.reasoning_item()
+        tokens, status, extra = 0, "completed", {}
+        calls = [] if self.after_tool else self.tool_calls()
+        if calls:
+            for args in calls:
+                self.call_item(args)
+                tokens += len(args) // 4 + 1
+        else:
+            pieces = answer_pieces(self.prompt, self.body_for_pieces())
+            limit = self.body.get("max_output_tokens")
+            if isinstance(limit, int) and len(pieces) > limit:
+                pieces, status = pieces[:limit], "incomplete"
+                extra["incomplete_details"] = {"reason": "max_output_tokens"}
+            self.text_item(pieces)
+            tokens = len(pieces)
+        prompt_tokens = len(self.prompt.split()) + 5
+        usage = {
+            "input_tokens": prompt_tokens,
+            "output_tokens": tokens,
+            "total_tokens": prompt_tokens + tokens,
+        }
+        kind = "response.completed" if status == "completed" else "response.incomplete"
+        self.emit({"type": kind, "response": self.response(status, usage=usage, **extra)})
+        return self.events
+
+    def body_for_pieces(self) -> dict[str, Any]:
+        text = self.body.get("text")
+        format_ = text.get("format") if isinstance(text, dict) else None
+        return {"response_format": format_} if isinstance(format_, dict) else {}
+
+    def item(self, item: dict[str, Any]) -> int:
+        index = len(self.output)
+        self.emit({"type": "response.output_item.added", "output_index": index, "item": item})
+        return index
+
+    def done(self, index: int, item: dict[str, Any]) -> None:
+        self.output.append(item)
+        self.emit({"type": "response.output_item.done", "output_index": index, "item": item})
+
+    def text_item(self, pieces: list[str]) -> None:
+        item_id = f"msg_{self.id[-6:]}_{len(self.output)}"
+        item = {"id": item_id, "type": "message", "status": "in_progress", "role": "assistant"}
+        index = self.item({**item, "content": []})
+        where = {"item_id": item_id, "output_index": index, "content_index": 0}
+        part = {"type": "output_text", "text": "", "annotations": []}
+        self.emit({"type": "response.content_part.added", **where, "part": part})
+        for piece in pieces:
+            self.emit({"type": "response.output_text.delta", **where, "delta": piece})
+        whole = "".join(pieces)
+        self.emit({"type": "response.output_text.done", **where, "text": whole})
+        done_part = {**part, "text": whole}
+        self.emit({"type": "response.content_part.done", **where, "part": done_part})
+        self.done(index, {**item, "status": "completed", "content": [done_part]})
+
+    def call_item(self, args: str) -> None:
+        number = len(self.output)
+        item = {
+            "id": f"fc_{self.id[-6:]}_{number}",
+            "type": "function_call",
+            "status": "in_progress",
+            "call_id": f"call_{self.id[-6:]}_{number}",
+            "name": self.body["tools"][0]["name"],
+            "arguments": "",
+        }
+        index = self.item(item)
+        for start in range(0, len(args), 6):
+            self.emit(
+                {
+                    "type": "response.function_call_arguments.delta",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "delta": args[start : start + 6],
+                }
+            )
+        self.emit(
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": item["id"],
+                "output_index": index,
+                "arguments": args,
+            }
+        )
+        self.done(index, {**item, "status": "completed", "arguments": args})
+
+    def reasoning_item(self) -> None:
+        item_id = f"rs_{self.id[-6:]}"
+        item = {"id": item_id, "type": "reasoning", "summary": []}
+        index = self.item(item)
+        where = {"item_id": item_id, "output_index": index, "summary_index": 0}
+        part = {"type": "summary_text", "text": ""}
+        self.emit({"type": "response.reasoning_summary_part.added", **where, "part": part})
+        pieces = ("The user ", "wants ", "a product.")
+        for piece in pieces:
+            self.emit({"type": "response.reasoning_summary_text.delta", **where, "delta": piece})
+        whole = "".join(pieces)
+        self.emit({"type": "response.reasoning_summary_text.done", **where, "text": whole})
+        done_part = {**part, "text": whole}
+        self.emit({"type": "response.reasoning_summary_part.done", **where, "part": done_part})
+        self.done(index, {**item, "summary": [done_part]})
+
+    def tool_calls(self) -> list[str]:
+        tools = self.body.get("tools")
+        choice = self.body.get("tool_choice", "auto")
+        if not tools or choice == "none":
+            return []
+        cities = [city for city in CITIES if city in self.prompt]
+        if not cities and choice == "required":
+            cities = [CITIES[0]]
+        if self.body.get("parallel_tool_calls") is False:
+            cities = cities[:1]
+        return [json.dumps({"city": city}) for city in cities]
+
+
+def responses_invalid(body: dict[str, Any]) -> str | None:
+    inputs = body.get("input")
+    if not inputs or not isinstance(inputs, (str, list)):
+        return "Missing required parameter: 'input'."
+    limit = body.get("max_output_tokens")
+    if limit is not None and (not isinstance(limit, int) or limit < 16):
+        return "Invalid 'max_output_tokens': integer below minimum value (16)."
     return None

@@ -14,7 +14,7 @@ import pytest
 
 from app.cli import main
 
-from .test_conform_cases import ANTHROPIC_CASES, NAMES, documented_keys, keys_of
+from .test_conform_cases import ANTHROPIC_CASES, NAMES, RESPONSES_CASES, documented_keys, keys_of
 
 pytestmark = pytest.mark.integration
 
@@ -172,3 +172,11 @@ def test_an_html_error_page_fails_with_its_title_not_a_traceback(fake, capsys):
     assert verdicts["plain"]["verdict"] == "fail" and "HTTP 404" in verdicts["plain"]["why"]
     assert verdicts["bad-request"]["verdict"] == "fail"
     assert "not a JSON error object" in verdicts["bad-request"]["why"]
+
+
+def test_the_responses_battery_passes_on_the_clean_fake(fake, capsys):
+    code, out, err = conform(fake, capsys, "--api", "responses", "--json")
+    assert code == 0, out + err
+    doc = json.loads(out)
+    assert {c["case"]: c["verdict"] for c in doc["cases"]} == dict.fromkeys(RESPONSES_CASES, "pass")
+    assert any(r["path"] == "/v1/responses" for r in fake.requests)

@@ -22,14 +22,17 @@ from app.live.apis import api_named
 from .conform_kit import (
     ANTHROPIC,
     CTX,
+    RESPONSES,
     chunk,
     clean,
     clean_anthropic,
+    clean_responses,
     delta,
     result,
     run_of,
     text_stream,
 )
+from .fake_conform import ResponsesConform
 
 NAMES = [
     "plain",
@@ -467,3 +470,55 @@ def test_anthropic_requests_are_anthropics_bodies():
     use, result_ = turn["messages"][-2]["content"][0], turn["messages"][-1]["content"][0]
     assert use["type"] == "tool_use" and use["input"] == {"city": "Paris"}
     assert result_["type"] == "tool_result" and result_["tool_use_id"] == use["id"]
+
+
+# ---------------------------------------------------------------------- OpenAI Responses
+RESPONSES_CASES = [case.name for case in CASES if "responses" in case.apis]
+
+
+def clean_responses_result(name: str) -> Result:
+    case = BY_NAME[name]
+    runs = [clean_responses(case) for _ in range(case.copies)]
+    if case.hangup:
+        runs[0].hung_up = True
+    if case.then is not None:
+        body = api_named("responses").body(case.then(RESPONSES, runs[0]))
+        runs.append(clean_responses(case, body))
+    return result(*runs, api="responses")
+
+
+def test_the_responses_battery_leaves_out_what_responses_cannot_ask():
+    left_out = ("stop-sequence", "include-usage", "no-usage", "n2", "logprobs")
+    assert [n for n in NAMES if n not in left_out] == RESPONSES_CASES
+
+
+@pytest.mark.parametrize("name", [n for n in RESPONSES_CASES if n != "bad-request"])
+def test_a_clean_responses_answer_passes(name):
+    verdict = BY_NAME[name].check(clean_responses_result(name))
+    assert verdict.verdict == "pass", verdict.why
+
+
+def test_responses_max_tokens_wants_the_incomplete_reason():
+    case = BY_NAME["max-tokens"]
+    body = api_named("responses").body(case.request(RESPONSES))
+    assert body["max_output_tokens"] == 16 and "stream_options" not in body
+    payloads = ResponsesConform(body).payloads()
+    for payload in payloads:
+        if payload["type"] == "response.incomplete":
+            payload["response"].pop("incomplete_details")
+    run = run_of(payloads, request=body, api="responses")
+    verdict = case.check(result(run, api="responses"))
+    assert verdict.verdict == "fail" and "incomplete_details.reason" in verdict.why
+
+
+def test_responses_requests_are_responses_bodies():
+    responses = api_named("responses")
+    schema = responses.body(BY_NAME["json-schema"].request(RESPONSES))
+    assert schema["text"]["format"]["type"] == "json_schema" and "response_format" not in schema
+    reasoning = responses.body(BY_NAME["reasoning"].request(RESPONSES))
+    assert reasoning["reasoning"] == {"effort": "low", "summary": "auto"}
+    first = clean_responses(BY_NAME["tool-single"])
+    turn = responses.body(BY_NAME["tool-result-turn"].then(RESPONSES, first))
+    call, output = turn["input"][-2:]
+    assert call["type"] == "function_call" and output["type"] == "function_call_output"
+    assert call["call_id"] == output["call_id"] == first.calls()[0].id

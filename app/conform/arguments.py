@@ -29,7 +29,7 @@ def add_parser(commands: Any, run: Callable[[argparse.Namespace], int]) -> None:
         "--api",
         choices=list(APIS),
         default="chat",
-        help="the API to test: chat (default) or anthropic (the cases with an Anthropic form)",
+        help="the API to test: chat (default), anthropic or responses (the cases with a form in it)",
     )
     conform.add_argument("--model", required=True, help="the model to ask, as the server names it")
     conform.add_argument("--api-key-env", help="read the API key from this environment variable")

@@ -200,11 +200,11 @@ class Case:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def user(text: str, ctx: Context, **fields: Any) -> Body:
+def user(prompt: str, ctx: Context, /, **fields: Any) -> Body:
     """A streamed request with one user message (usage not asked for unless given)."""
     return {
         "model": ctx.model,
-        "messages": [{"role": "user", "content": text}],
+        "messages": [{"role": "user", "content": prompt}],
         "stream": True,
         **fields,
     }

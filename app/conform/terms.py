@@ -1,5 +1,6 @@
 """What each API calls the same thing: a case says ``finish(result, "length")`` and gets
-``length`` in chat completions and ``max_tokens`` in Anthropic Messages (docs/conform.md)."""
+``length`` in chat completions, ``max_tokens`` in Anthropic Messages and the response's status
+``incomplete`` in OpenAI Responses (docs/conform.md)."""
 
 from __future__ import annotations
 
@@ -18,15 +19,16 @@ FINISH: dict[str, dict[str, str]] = {
         "tool_calls": "tool_use",
         "stop_sequence": "stop_sequence",
     },
+    "responses": {
+        "stop": "completed",
+        "length": "incomplete",
+        "tool_calls": "completed",
+    },
 }
 CHAT_AND_ANTHROPIC = ("chat", "anthropic")
+EVERY = ("chat", "anthropic", "responses")
 
 
 def finish(result: Result, meaning: str) -> str:
     """The finish reason, as the result's API spells it, that means ``meaning`` (chat's name)."""
     return FINISH.get(result.context.api, FINISH["chat"])[meaning]
-
-
-def anthropic(result_or_api: Result | str) -> bool:
-    api = result_or_api if isinstance(result_or_api, str) else result_or_api.context.api
-    return api == "anthropic"

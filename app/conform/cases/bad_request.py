@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, warned
-from ..terms import CHAT_AND_ANTHROPIC
+from ..terms import EVERY
 
 
 def request(ctx: Context) -> Body:
@@ -30,7 +30,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="bad-request",
-    apis=CHAT_AND_ANTHROPIC,
+    apis=EVERY,
     expects="An invalid body gets an HTTP 4xx with a JSON `error` object, not a 200 stream.",
     request=request,
     check=check,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
-from ..terms import CHAT_AND_ANTHROPIC
+from ..terms import EVERY
 
 COPIES = 4
 
@@ -34,7 +34,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="concurrent",
-    apis=CHAT_AND_ANTHROPIC,
+    apis=EVERY,
     expects=f"{COPIES} identical requests at once: each stream finishes, keeps one id, and no two "
     "share one.",
     request=request,

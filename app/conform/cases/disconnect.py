@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...domain.metrics import compute
 from ..model import Body, Case, Context, Result, Run, Verdict, failed, passed, user, warned
-from ..terms import CHAT_AND_ANTHROPIC
+from ..terms import EVERY
 
 PROMPT = "Count from 1 to 300, the numbers separated by spaces, and write nothing else."
 SLOWER = 3.0  # the next TTFT this many times the first's (and a second more): generation went on
@@ -37,7 +37,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="disconnect",
-    apis=CHAT_AND_ANTHROPIC,
+    apis=EVERY,
     expects="After the client hangs up on a long answer, the next request's first token comes "
     "as fast as the first one's did.",
     request=lambda ctx: user(PROMPT, ctx, max_tokens=1200),

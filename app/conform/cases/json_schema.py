@@ -25,8 +25,12 @@ TYPES: dict[str, tuple[type, ...]] = {
 
 
 def request(ctx: Context) -> Body:
+    prompt = "Name the largest city of France and its population, as JSON."
+    if ctx.api == "responses":
+        text = {"format": {"type": "json_schema", "name": "city", "strict": True, "schema": SCHEMA}}
+        return user(prompt, ctx, text=text)
     return user(
-        "Name the largest city of France and its population, as JSON.",
+        prompt,
         ctx,
         response_format={
             "type": "json_schema",
@@ -75,8 +79,8 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="json-schema",
-    apis=("chat",),
-    expects="With `response_format` `json_schema` (strict): the streamed text parses as JSON and "
+    apis=("chat", "responses"),
+    expects="With `response_format` (Responses: `text.format`) `json_schema` (strict): the streamed text parses as JSON and "
     "follows the schema.",
     request=request,
     check=check,

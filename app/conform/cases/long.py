@@ -5,7 +5,7 @@ from __future__ import annotations
 from statistics import median
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user, warned
-from ..terms import CHAT_AND_ANTHROPIC
+from ..terms import EVERY
 
 PROMPT = "Count from 1 to 300, the numbers separated by spaces, and write nothing else."
 FEW_CHUNKS = 10  # fewer chunks than this for a long text: coalesced
@@ -36,7 +36,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="long",
-    apis=CHAT_AND_ANTHROPIC,
+    apis=EVERY,
     expects="A few hundred tokens streamed in many chunks (the card says their sizes and "
     "how many network reads carried them).",
     request=request,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...domain.events import Done
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
-from ..terms import CHAT_AND_ANTHROPIC, finish
+from ..terms import EVERY, finish
 
 
 def request(ctx: Context) -> Body:
@@ -19,17 +19,18 @@ def check(result: Result) -> Verdict:
     stop = finish(result, "stop")
     if finishes != [stop]:
         return failed(f"finish {', '.join(finishes) or 'none'}; expected one `{stop}`")
-    end = "message_stop" if result.context.api == "anthropic" else "[DONE]"
-    if not run.events(Done):
+    api = result.context.api
+    end = {"anthropic": "message_stop", "responses": "response.completed"}.get(api, "[DONE]")
+    if api != "responses" and not run.events(Done):
         return failed(f"no `{end}` at the end")
     return passed(f"{len(run.text_chunks())} text chunks, finish `{stop}`, then {end}")
 
 
 CASE = Case(
     name="plain",
-    apis=CHAT_AND_ANTHROPIC,
-    expects="A short text answer: text chunks, one finish `stop` (`end_turn`), then `[DONE]` "
-    "(`message_stop`).",
+    apis=EVERY,
+    expects="A short text answer: text chunks, one finish `stop` (`end_turn`; Responses: "
+    "`completed`), then `[DONE]` (`message_stop`).",
     request=request,
     check=check,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, unsupported, user, warned
-from ..terms import CHAT_AND_ANTHROPIC
+from ..terms import EVERY
 
 THINK_TAG = re.compile(r"</?think(ing)?>", re.IGNORECASE)
 
@@ -15,6 +15,8 @@ def request(ctx: Context) -> Body:
     if ctx.api == "anthropic":
         thinking = {"type": "enabled", "budget_tokens": 1024}
         return user(prompt, ctx, thinking=thinking, max_tokens=2000)
+    if ctx.api == "responses":
+        return user(prompt, ctx, reasoning={"effort": "low", "summary": "auto"}, max_tokens=2000)
     return user(prompt, ctx, reasoning_effort="low", max_tokens=2000)
 
 
@@ -38,7 +40,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="reasoning",
-    apis=CHAT_AND_ANTHROPIC,
+    apis=EVERY,
     expects="Where the model reasons: the card names the field that carries it, and none of it "
     "(no `<think>` tags) is in the content.",
     request=request,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 
 from ..model import Body, Case, Context, Result, Run, Verdict, failed, passed
-from ..terms import CHAT_AND_ANTHROPIC, finish
+from ..terms import EVERY, finish
 from ..tools import NAME, RESULT
 from .tool_single import request as first_request
 
@@ -37,6 +37,13 @@ def second(ctx: Context, run: Run) -> Body:
                 "role": "user",
                 "content": [{"type": "tool_result", "tool_use_id": call_id, "content": RESULT}],
             },
+        ]
+        return body
+    if ctx.api == "responses":  # the input items, which the common form cannot say
+        body["input"] = [
+            *body["messages"],
+            {"type": "function_call", "call_id": call_id, "name": NAME, "arguments": arguments},
+            {"type": "function_call_output", "call_id": call_id, "output": RESULT},
         ]
         return body
     body["messages"] = [
@@ -74,7 +81,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="tool-result-turn",
-    apis=CHAT_AND_ANTHROPIC,
+    apis=EVERY,
     expects="A second request carrying the call and the tool's result gets a text answer, "
     "finish `stop` (`end_turn`).",
     request=first_request,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..model import Case, Result, Run, Verdict, failed, passed, user, warned
-from ..terms import CHAT_AND_ANTHROPIC
+from ..terms import EVERY
 
 SAMPLE = "Grüße 👋🏽 👨‍👩‍👧 日本語のテキスト 한국어 ✓"
 
@@ -53,7 +53,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="unicode",
-    apis=CHAT_AND_ANTHROPIC,
+    apis=EVERY,
     expects="Emoji, a ZWJ sequence and CJK text come back as whole characters: no U+FFFD, "
     "no half surrogate pair in a chunk.",
     request=lambda ctx: user(f"Repeat exactly: {SAMPLE}", ctx, max_tokens=200, temperature=0),
