@@ -10,10 +10,12 @@ import socket
 import time
 from xml.etree import ElementTree as ET
 
+import httpx
 import pytest
 
 from app.cli import main
 
+from .live_server import LiveServer
 from .test_conform_cases import ANTHROPIC_CASES, NAMES, RESPONSES_CASES, documented_keys, keys_of
 
 pytestmark = pytest.mark.integration
@@ -180,3 +182,28 @@ def test_the_responses_battery_passes_on_the_clean_fake(fake, capsys):
     doc = json.loads(out)
     assert {c["case"]: c["verdict"] for c in doc["cases"]} == dict.fromkeys(RESPONSES_CASES, "pass")
     assert any(r["path"] == "/v1/responses" for r in fake.requests)
+
+
+def test_server_gets_each_capture_and_the_card_its_share_link(fake, capsys, tmp_path):
+    with LiveServer(tmp_path / "streamscope") as server:
+        code, out, err = conform(
+            fake, capsys, "--only", "plain,concurrent", "--server", server.url, "--json"
+        )
+        assert code == 0, err
+        cases = json.loads(out)["cases"]
+        plain, concurrent = cases
+        assert plain["capture"].startswith(server.url + "/")
+        assert len(concurrent["shared"]) == 4 and all(
+            s["delete_token"] for s in concurrent["shared"]
+        )
+        capture_id = plain["capture"].rstrip("/").rsplit("/", 1)[1]
+        with httpx.Client() as client:
+            stored = client.get(f"{server.url}/api/captures/{capture_id}")
+        assert stored.status_code == 200, stored.text
+        assert stored.json()["format"] == "timed"
+    # the server gone: the cases still pass, the failed uploads are said
+    code, out, err = conform(fake, capsys, "--only", "plain", "--server", server.url, "--json")
+    assert code == 0
+    shared = json.loads(out)["cases"][0]["shared"]
+    assert shared[0]["url"] is None and "cannot upload" in shared[0]["error"]
+    assert "upload(s) failed" in err

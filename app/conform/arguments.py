@@ -48,6 +48,11 @@ def add_parser(commands: Any, run: Callable[[argparse.Namespace], int]) -> None:
     conform.add_argument("--junit", metavar="FILE", help="also write JUnit XML to FILE")
     conform.add_argument("--out", metavar="DIR", help="write each case's timed capture here")
     conform.add_argument(
+        "--server",
+        metavar="URL",
+        help="upload each capture to this Streamscope server, for a share link each",
+    )
+    conform.add_argument(
         "--judges",
         action="store_true",
         help="run the client judges on each answer too (seconds each; docs/judges.md)",

@@ -78,6 +78,10 @@ def text(options: Options, battery: Battery) -> str:
         f"{summary['fail']} fail, {summary['unsupported']} unsupported "
         f"({battery.duration_ms / 1000:,.1f} s)",
     ]
+    links = [(r.case, r.capture) for r in battery.reports if r.shared and r.capture]
+    if links:
+        out.append("share links:")
+        out += [f"  {case:<17} {link}" for case, link in links]
     captured = [r.captures[0] for r in battery.reports if r.captures]
     if captured:
         folder = captured[0].rsplit("/", 1)[0]
@@ -122,4 +126,5 @@ def _details(report: CaseReport) -> str:
     lines += [f"{f['severity']} {f['rule']}: {f['message']} ({f['doc']})" for f in report.findings]
     lines += [f"judge {j.get('client')}: {j.get('verdict')}" for j in report.judges]
     lines += [f"capture: {path}" for path in report.captures]
+    lines += [f"shared: {s['url']}" for s in report.shared if s.get("url")]
     return "\n".join(lines)

@@ -73,6 +73,11 @@ def options_of(args: argparse.Namespace) -> Options:
         except OSError as exc:
             raise BadInput(f"cannot write to {args.out}: {exc.strerror or exc}") from None
     judge = client_judge(args.data_dir) if args.judges else None
+    server = args.server.rstrip("/") if args.server else None
+    if server is not None:
+        where = urlsplit(server)
+        if where.scheme not in ("http", "https") or not where.hostname:
+            raise BadInput(f"--server is not an http(s) URL: {args.server}")
     return Options(
         base_url=args.base_url,
         api=api_named(args.api),
@@ -83,6 +88,7 @@ def options_of(args: argparse.Namespace) -> Options:
         out=out,
         stall_ms=args.stall_ms,
         judge=judge,
+        server=server,
     )
 
 
@@ -117,6 +123,12 @@ def cmd_conform(args: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
     else:
         sys.stdout.write(text(options, battery))
+    failed_uploads = [s["error"] for r in battery.reports for s in r.shared if s.get("error")]
+    if failed_uploads:
+        print(
+            f"streamscope conform: {len(failed_uploads)} upload(s) failed: {failed_uploads[0]}",
+            file=sys.stderr,
+        )
     if args.junit:
         try:
             Path(args.junit).write_bytes(junit(options, battery))

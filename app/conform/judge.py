@@ -50,11 +50,18 @@ class CaseReport:
     findings: list[dict[str, Any]] = field(default_factory=list)
     judges: list[dict[str, Any]] = field(default_factory=list)
     captures: list[str] = field(default_factory=list)
+    shared: list[dict[str, Any]] = field(default_factory=list)  # --server: each upload's answer
     metrics: dict[str, Any] | None = None
     status: int | None = None
     answered: bool = False  # some run got an HTTP answer
     error: str | None = None  # the first run's error, when none was answered
     duration_ms: float = 0.0
+
+    @property
+    def capture(self) -> str | None:
+        """The first request's share link (``--server``), else its file (``--out``)."""
+        links = [s["url"] for s in self.shared if s.get("url")]
+        return links[0] if links else (self.captures[0] if self.captures else None)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,8 +71,9 @@ class CaseReport:
             "expects": self.expects,
             "findings": self.findings,
             "judges": self.judges,
-            "capture": self.captures[0] if self.captures else None,
+            "capture": self.capture,
             "captures": self.captures,
+            "shared": self.shared,
             "metrics": self.metrics,
             "status": self.status,
             "duration_ms": round(self.duration_ms, 1),

@@ -33,6 +33,7 @@ from ..live.upstream import UpstreamRun
 from .arguments import MAX_CONCURRENCY
 from .judge import CaseReport, Judge, assess
 from .model import Body, Case, Context, Result, Run, read_run
+from .share import upload
 
 log = logging.getLogger("streamscope.conform")
 MAX_COPIES = 8
@@ -51,6 +52,7 @@ class Options:
     out: Path | None = None
     stall_ms: float = DEFAULT_STALL_MS
     judge: Judge | None = None
+    server: str | None = None  # a Streamscope to upload each capture to (share.py)
     policy: Policy = field(default_factory=lambda: Policy(public=False))
 
 
@@ -137,6 +139,12 @@ def run_case(case: Case, options: Options) -> CaseReport:
             runs.append(request_once(options, case.then(context, runs[0]), left()))
         report = assess(case, Result(runs, context), stall_ms=options.stall_ms, judge=options.judge)
         report.captures = write_captures(case, runs, options.out)
+        if options.server:
+            report.shared = [
+                upload(options.server, f"conform {case.name} ({options.model})", run.capture)
+                for run in runs
+                if run.capture
+            ]
     except Exception as exc:  # a bug in a case must not end the battery
         log.exception("conform case %s failed", case.name)
         report = CaseReport(
