@@ -207,3 +207,13 @@ def test_server_gets_each_capture_and_the_card_its_share_link(fake, capsys, tmp_
     shared = json.loads(out)["cases"][0]["shared"]
     assert shared[0]["url"] is None and "cannot upload" in shared[0]["error"]
     assert "upload(s) failed" in err
+
+
+def test_without_model_the_first_listed_one_is_asked(fake, capsys):
+    code = main(["conform", "--base-url", fake.url, "--only", "plain", "--json"])
+    out, _ = capsys.readouterr()
+    assert json.loads(out)["server"]["model"] == "fake-small"  # the fake's first; it has no answer
+    assert code == 1
+    code = main(["conform", "--base-url", fake.url + "/missing", "--only", "plain"])
+    err = capsys.readouterr().err
+    assert code == 2 and "models list could not be read: HTTP 404" in err

@@ -522,3 +522,17 @@ def test_responses_requests_are_responses_bodies():
     call, output = turn["input"][-2:]
     assert call["type"] == "function_call" and output["type"] == "function_call_output"
     assert call["call_id"] == output["call_id"] == first.calls()[0].id
+
+
+def test_the_report_shows_the_base_url_without_its_credentials():
+    key = "sk-abcdefgh12345678"
+    url = f"https://user:secret@h.example/v1?api-key={key}&api-version=1"
+    options = Options(base_url=url, api=api_named("chat"), model="m", api_key=key)
+    battery = Battery([assess(BY_NAME["plain"], clean_result("plain"))], True, None, 1.0)
+    shown = [
+        text(options, battery),
+        junit(options, battery).decode(),
+        json.dumps(document(options, battery, "now")),
+    ]
+    for said in shown:
+        assert key not in said and "secret" not in said and "h.example/v1" in said

@@ -31,7 +31,10 @@ def add_parser(commands: Any, run: Callable[[argparse.Namespace], int]) -> None:
         default="chat",
         help="the API to test: chat (default), anthropic or responses (the cases with a form in it)",
     )
-    conform.add_argument("--model", required=True, help="the model to ask, as the server names it")
+    conform.add_argument(
+        "--model",
+        help="the model to ask, as the server names it (default: the first its models list names)",
+    )
     conform.add_argument("--api-key-env", help="read the API key from this environment variable")
     conform.add_argument("--only", help="only these cases, comma-separated")
     conform.add_argument("--skip", help="leave out these cases, comma-separated")

@@ -17,7 +17,7 @@ MARK = {"pass": "pass", "warn": "WARN", "fail": "FAIL", "unsupported": "unsuppor
 
 def server_json(options: Options, battery: Battery, started: str) -> dict[str, Any]:
     return {
-        "base_url": options.base_url,
+        "base_url": options.shown_url,
         "api": options.api.name,
         "model": options.model,
         "started": started,
@@ -59,7 +59,7 @@ def _judges(report: CaseReport) -> str:
 
 def text(options: Options, battery: Battery) -> str:
     out = [
-        f"streamscope conform: {options.base_url} ({options.api.name}, model {options.model})",
+        f"streamscope conform: {options.shown_url} ({options.api.name}, model {options.model})",
         "",
         f"{'case':<17} {'verdict':<12} {'TTFT':>9} {'ITL p50':>9}  {'rules':<28} {'judges':<10} why",
     ]
@@ -91,7 +91,7 @@ def text(options: Options, battery: Battery) -> str:
 
 def junit(options: Options, battery: Battery) -> bytes:
     suites = ET.Element("testsuites", name="streamscope conform")
-    suite = ET.SubElement(suites, "testsuite", name=f"{options.base_url} ({options.api.name})")
+    suite = ET.SubElement(suites, "testsuite", name=f"{options.shown_url} ({options.api.name})")
     classname = f"conform.{options.api.name}"
     failures = skipped = 0
     for report in battery.reports:

@@ -14,7 +14,9 @@ from urllib.parse import urlsplit
 from ..jsonout import write as write_document
 from ..judges.capture import judge_stream
 from ..judges.runner import Caps, node_dir
-from ..live.apis import api_named
+from ..live.apis import Api, api_named
+from ..live.models import Fetch, ModelsError
+from ..live.policy import Policy, PolicyRefused
 from ..settings import load
 from .arguments import MAX_CONCURRENCY
 from .card import document, junit, text
@@ -26,6 +28,7 @@ from .runner import Options, run_battery
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
+MODELS_TIMEOUT_S = 15.0
 
 
 class BadInput(Exception):
@@ -78,10 +81,11 @@ def options_of(args: argparse.Namespace) -> Options:
         where = urlsplit(server)
         if where.scheme not in ("http", "https") or not where.hostname:
             raise BadInput(f"--server is not an http(s) URL: {args.server}")
+    api = api_named(args.api)
     return Options(
         base_url=args.base_url,
-        api=api_named(args.api),
-        model=args.model,
+        api=api,
+        model=args.model or first_model(api, args.base_url, key),
         api_key=key,
         concurrency=args.concurrency,
         case_timeout_s=args.case_timeout,
@@ -90,6 +94,22 @@ def options_of(args: argparse.Namespace) -> Options:
         judge=judge,
         server=server,
     )
+
+
+def first_model(api: Api, base_url: str, key: str | None) -> str:
+    """The first model the server's models list names (``--model`` not given)."""
+    parts = urlsplit(base_url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        address = Policy(public=False).resolve(parts.hostname or "", port)
+        names = Fetch(base_url, key, MODELS_TIMEOUT_S, api).run(address)
+    except (ModelsError, PolicyRefused, OSError) as exc:
+        raise BadInput(
+            f"no --model, and the server's models list could not be read: {exc}"
+        ) from None
+    if not names:
+        raise BadInput("no --model, and the server's models list names none")
+    return names[0]
 
 
 def client_judge(data_dir: str | None) -> Judge:
@@ -140,7 +160,7 @@ def cmd_conform(args: argparse.Namespace) -> int:
             return EXIT_UNREACHABLE
     if not battery.reached:
         print(
-            f"streamscope conform: cannot reach {options.base_url}: {battery.error}",
+            f"streamscope conform: cannot reach {options.shown_url}: {battery.error}",
             file=sys.stderr,
         )
         return EXIT_UNREACHABLE

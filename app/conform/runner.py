@@ -55,6 +55,13 @@ class Options:
     server: str | None = None  # a Streamscope to upload each capture to (share.py)
     policy: Policy = field(default_factory=lambda: Policy(public=False))
 
+    @property
+    def shown_url(self) -> str:
+        """The base URL as the report shows it: credentials in it (user info, a key in the
+        query) removed, as a recording's source is."""
+        redactor = Redactor([self.api_key] if self.api_key else [])
+        return str(public_source(self.base_url, redactor)["url"])
+
 
 class CaptureSink:
     """A run's sink (``request.Sink``): the recording goes to memory, redacted as
