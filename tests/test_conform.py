@@ -212,7 +212,7 @@ def test_server_gets_each_capture_and_the_card_its_share_link(fake, capsys, tmp_
 def test_without_model_the_first_listed_one_is_asked(fake, capsys):
     code = main(["conform", "--base-url", fake.url, "--only", "plain", "--json"])
     out, _ = capsys.readouterr()
-    assert json.loads(out)["server"]["model"] == "fake-small"  # the fake's first; it has no answer
+    assert json.loads(out)["server"]["model"] == "fake-large"  # the first by name; it has no answer
     assert code == 1
     code = main(["conform", "--base-url", fake.url + "/missing", "--only", "plain"])
     err = capsys.readouterr().err

@@ -33,7 +33,7 @@ def add_parser(commands: Any, run: Callable[[argparse.Namespace], int]) -> None:
     )
     conform.add_argument(
         "--model",
-        help="the model to ask, as the server names it (default: the first its models list names)",
+        help="the model to ask, as the server names it (default: the first by name its models list names)",
     )
     conform.add_argument("--api-key-env", help="read the API key from this environment variable")
     conform.add_argument("--only", help="only these cases, comma-separated")
