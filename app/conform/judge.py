@@ -143,33 +143,32 @@ def assess(
     )
     base = refused(case, first) or not_a_stream(case, result) or checked(case, result)
     verdict, notes = base.verdict, []
-    runs = [(number, run) for number, run in enumerate(result.runs, 1) if counted(run)]
-    for number, run in runs:
-        assert run.stream is not None
-        for finding in find(run.stream, stall_ms=stall_ms):
+    streams = [
+        (number, run.stream)
+        for number, run in enumerate(result.runs, 1)
+        if counted(run) and run.stream is not None
+    ]
+    several = len(result.runs) > 1
+    for number, stream in streams:
+        for finding in find(stream, stall_ms=stall_ms):
             entry = finding.to_json()
-            if len(result.runs) > 1:
-                entry["run"] = number
-            report.findings.append(entry)
+            report.findings.append({**entry, "run": number} if several else entry)
         if judge is not None:
-            for said in judge(run.stream):
-                report.judges.append({**said, "run": number} if len(result.runs) > 1 else said)
-    if base.verdict != "unsupported":
-        for entry in report.findings:
-            raised = FINDING_VERDICT.get(entry["severity"])
-            if raised and worst(verdict, raised) != verdict:
-                verdict = worst(verdict, raised)
-            if raised:
-                notes.append(f"{entry['rule']} ({entry['severity']})")
-        for said in report.judges:
-            raised = JUDGE_VERDICT.get(said.get("verdict", ""))
-            if raised:
-                verdict = worst(verdict, raised)
-                notes.append(f"judge {said.get('client')} {said.get('verdict')}")
+            for said in judge(stream):
+                report.judges.append({**said, "run": number} if several else said)
+    for entry in report.findings:
+        raised = FINDING_VERDICT.get(entry["severity"])
+        if raised:
+            verdict = worst(verdict, raised)
+            notes.append(f"{entry['rule']} ({entry['severity']})")
+    for said in report.judges:
+        raised = JUDGE_VERDICT.get(said.get("verdict", ""))
+        if raised:
+            verdict = worst(verdict, raised)
+            notes.append(f"judge {said.get('client')} {said.get('verdict')}")
     report.verdict = verdict
     report.why = base.why + (f"; {', '.join(dict.fromkeys(notes))}" if notes else "")
-    measured = runs[0][1].stream if runs else None
-    if measured is not None:
-        metrics = compute(measured, stall_ms).to_json()
+    if streams:
+        metrics = compute(streams[0][1], stall_ms).to_json()
         report.metrics = {name: metrics.get(name) for name in METRICS}
     return report
