@@ -67,6 +67,16 @@ def invalid(body: dict[str, Any]) -> str | None:
     return None
 
 
+def logprob_entries(piece: str, top: int) -> list[dict[str, Any]]:
+    """One token's logprobs entry with ``top`` alternatives, each with its bytes."""
+
+    def entry(token: str, logprob: float) -> dict[str, Any]:
+        return {"token": token, "logprob": logprob, "bytes": list(token.encode())}
+
+    alternatives = [entry(piece, -0.01)] + [entry(f"alt{k}", -3.0 - k) for k in range(top)]
+    return [{**entry(piece, -0.01), "top_logprobs": alternatives[:top]}]
+
+
 class ConformRoutes:
     """Mixed into the fake's handler: ``_do_conform``."""
 
@@ -206,11 +216,7 @@ class ConformAnswer:
         return pieces, finish
 
     def logprobs(self, piece: str, top: int) -> dict[str, Any]:
-        def entry(token: str, logprob: float) -> dict[str, Any]:
-            return {"token": token, "logprob": logprob, "bytes": list(token.encode())}
-
-        alternatives = [entry(piece, -0.01)] + [entry(f"alt{k}", -3.0 - k) for k in range(top)]
-        return {"content": [{**entry(piece, -0.01), "top_logprobs": alternatives[:top]}]}
+        return {"content": logprob_entries(piece, top)}
 
     def tool_calls(self) -> list[tuple[str, str]]:
         """(name, arguments) of each call to make, none when the answer is text."""
@@ -364,7 +370,8 @@ class ResponsesConform:
     """The same model on ``POST /v1/responses``: OpenAI Responses events for what the body
     asks (``max_output_tokens``: ``incomplete``; ``tools`` with ``tool_choice``: function_call
     items with streamed arguments; ``function_call_output`` in the input: a text answer;
-    ``text.format`` json_schema; ``reasoning``: a reasoning item with a streamed summary)."""
+    ``text.format`` json_schema; ``reasoning``: a reasoning item with a streamed summary;
+    ``include: ["message.output_text.logprobs"]``: logprobs on each text delta)."""
 
     def __init__(self, body: dict[str, Any]) -> None:
         self.body = body
@@ -442,8 +449,11 @@ class ResponsesConform:
         where = {"item_id": item_id, "output_index": index, "content_index": 0}
         part = {"type": "output_text", "text": "", "annotations": []}
         self.emit({"type": "response.content_part.added", **where, "part": part})
+        logprobs = "message.output_text.logprobs" in (self.body.get("include") or [])
+        top = int(self.body.get("top_logprobs") or 0)
         for piece in pieces:
-            self.emit({"type": "response.output_text.delta", **where, "delta": piece})
+            extra = {"logprobs": logprob_entries(piece, top)} if logprobs else {}
+            self.emit({"type": "response.output_text.delta", **where, "delta": piece, **extra})
         whole = "".join(pieces)
         self.emit({"type": "response.output_text.done", **where, "text": whole})
         done_part = {**part, "text": whole}

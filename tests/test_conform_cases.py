@@ -488,7 +488,7 @@ def clean_responses_result(name: str) -> Result:
 
 
 def test_the_responses_battery_leaves_out_what_responses_cannot_ask():
-    left_out = ("stop-sequence", "include-usage", "no-usage", "n2", "logprobs")
+    left_out = ("stop-sequence", "include-usage", "no-usage", "n2")
     assert [n for n in NAMES if n not in left_out] == RESPONSES_CASES
 
 

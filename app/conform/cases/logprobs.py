@@ -37,8 +37,9 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="logprobs",
-    apis=("chat",),
-    expects=f"With `logprobs: true, top_logprobs: {TOP}`: every token has a logprob, `bytes` "
+    apis=("chat", "responses"),
+    expects=f"With `logprobs: true, top_logprobs: {TOP}` (Responses: `include` "
+    f"`message.output_text.logprobs`): every token has a logprob, `bytes` "
     f"and {TOP} alternatives with theirs.",
     request=request,
     check=check,
