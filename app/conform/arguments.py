@@ -24,7 +24,9 @@ def add_parser(commands: Any, run: Callable[[argparse.Namespace], int]) -> None:
         "a report card. Exits 0 when no case fails, 1 when one does, 2 when the server cannot "
         "be reached at all.",
     )
-    conform.add_argument("--base-url", required=True, help="e.g. http://localhost:8000/v1")
+    conform.add_argument(
+        "--base-url", help="the server's base URL, e.g. http://localhost:8000/v1 (required)"
+    )
     conform.add_argument(
         "--api",
         choices=list(APIS),

@@ -56,6 +56,8 @@ def chosen(api: str, only: str | None, skip: str | None) -> list[Case]:
 
 
 def options_of(args: argparse.Namespace) -> Options:
+    if not args.base_url:
+        raise BadInput("--base-url is required: the server to test, e.g. http://localhost:8000/v1")
     parts = urlsplit(args.base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BadInput(f"not an http(s) URL: {args.base_url}")
