@@ -6,7 +6,10 @@ a refused optional parameter is ``unsupported``, and a port nothing listens on e
 from __future__ import annotations
 
 import json
+import signal
 import socket
+import subprocess
+import sys
 import time
 from xml.etree import ElementTree as ET
 
@@ -15,7 +18,7 @@ import pytest
 
 from app.cli import main
 
-from .live_server import LiveServer
+from .live_server import ROOT, LiveServer
 from .test_conform_cases import ANTHROPIC_CASES, NAMES, RESPONSES_CASES, documented_keys, keys_of
 
 pytestmark = pytest.mark.integration
@@ -217,3 +220,14 @@ def test_without_model_the_first_listed_one_is_asked(fake, capsys):
     code = main(["conform", "--base-url", fake.url + "/missing", "--only", "plain"])
     err = capsys.readouterr().err
     assert code == 2 and "models list could not be read: HTTP 404" in err
+
+
+def test_ctrl_c_ends_the_run_with_130_and_a_line(fake):
+    command = [sys.executable, "-m", "app.cli", "conform", "--base-url", fake.url]
+    command += ["--model", "slow:30", "--only", "plain,long", "--concurrency", "1"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.5)  # the first case (3 s) is running
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert b"interrupted" in err and b"Traceback" not in err

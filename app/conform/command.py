@@ -28,6 +28,7 @@ from .runner import Options, run_battery
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells expect
 MODELS_TIMEOUT_S = 15.0
 
 
@@ -139,7 +140,11 @@ def cmd_conform(args: argparse.Namespace) -> int:
     def progress(report: CaseReport) -> None:
         print(f"[{report.case}: {report.verdict}]", file=sys.stderr, flush=True)
 
-    battery = run_battery(cases, options, progress)
+    try:
+        battery = run_battery(cases, options, progress)
+    except KeyboardInterrupt:
+        print("streamscope conform: interrupted (Ctrl-C); no report", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if args.json:
         write_document(document(options, battery, started), sys.stdout.buffer.write)
         sys.stdout.buffer.flush()

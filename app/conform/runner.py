@@ -204,6 +204,9 @@ def run_battery(
     if not first.answered:
         return Battery([first], False, first.error, (time.monotonic() - started) * 1000)
     workers = max(1, min(options.concurrency, MAX_CONCURRENCY))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="conform") as pool:
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="conform")
+    try:
         rest = list(pool.map(one, cases[1:]))
+    finally:  # Ctrl-C: the cases not started are dropped, the running ones end by their deadline
+        pool.shutdown(wait=False, cancel_futures=True)
     return Battery([first, *rest], True, None, (time.monotonic() - started) * 1000)
