@@ -18,19 +18,24 @@ One server serves every profile; the profile is chosen per request, by either
 Any other model falls through to :class:`tests.fake_upstream.Handler` (``replay:``, the
 faults...), so this server is a superset of the fake upstream.
 
-What each profile answers (the kinds of request a conformance battery sends):
+What each profile answers (the kinds of request a conformance battery sends) is a clean stream
+with its quirk put in. The clean stream is the fake upstream's ``conform`` model's
+(tests/fake_conform.py: what ``streamscope conform``'s chat battery is tested on, so that a
+profile differs from that clean server by its quirk alone) where that module is there, with this
+stream's id and a fixed ``created``; otherwise this module's own, which answers:
 
 * plain text: a role delta, a few content deltas, a finish chunk (``stop``), ``data: [DONE]``;
   ``max_tokens`` smaller than the answer cuts it (finish ``length``); ``n`` choices, each with
   its index and finish; ``stop`` sequences are honoured (the text ends before one);
-* tool calls, when ``tools`` are given and ``tool_choice`` is not ``none``: one call per tool
+* tool calls, when ``tools`` are given, ``tool_choice`` is not ``none`` and the last message is
+  not a tool's result (then the answer is text): one call per tool
   named in the last user message (the first tool when none is named), each streamed as a
   first fragment (``index``, ``id``, ``type``, name, ``""`` arguments) then argument
   fragments; finish ``tool_calls``;
 * usage, when ``stream_options.include_usage`` is true: a last chunk with ``choices: []`` and
   ``usage`` (numbers that add up); none otherwise;
-* ``stream: false``: a whole ``chat.completion``; an invalid body (no ``messages`` list): a 400
-  with OpenAI's JSON error;
+* every profile: ``stream: false``, a whole ``chat.completion``; an invalid body (no
+  ``messages`` list, or what the conform model refuses): a 400 with OpenAI's JSON error;
 * ``GET /v1/models`` (also under ``/quirk/<profile>/``): the ``quirk/<profile>`` models.
 """
 
@@ -43,6 +48,12 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .fake_upstream import FakeUpstream, Handler
+
+try:  # the conform battery's clean server, where it is there (tests/fake_conform.py)
+    from .fake_conform import ConformAnswer, invalid  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - this module's own clean answer then
+    ConformAnswer = None
+    invalid = None
 
 Chunk = dict[str, Any]
 KINDS = ("plain", "tools")
@@ -166,7 +177,10 @@ class Answer:
         tools = [t for t in tools if isinstance(t, str) and t]
         choice = body.get("tool_choice")
         calls: list[str] = []
-        if tools and choice != "none":
+        messages = body.get("messages") or []
+        answered = bool(messages) and isinstance(messages[-1], dict)
+        answered = answered and messages[-1].get("role") == "tool"  # the tool's result came
+        if tools and choice != "none" and not answered:
             if isinstance(choice, dict):
                 named = choice.get("function", {}).get("name")
                 calls = [named] if named in tools else tools[:1]
@@ -227,8 +241,9 @@ def _stop_at(text: str, stops: list[str]) -> int | None:
     return min(found) if found else None
 
 
-def call_id(choice: int, call: int) -> str:
-    return f"call_q{choice}{call}"
+def call_id(stream_id: str, choice: int, call: int) -> str:
+    """A call's id: its stream's number, its choice and its place (unique across streams)."""
+    return f"call_{stream_id.rsplit('-', 1)[-1]}_{choice}{call}"
 
 
 def clean_chunks(answer: Answer, stream_id: str) -> list[Chunk]:
@@ -253,7 +268,7 @@ def clean_chunks(answer: Answer, stream_id: str) -> list[Chunk]:
             for position, name in enumerate(answer.calls):
                 first = {
                     "index": position,
-                    "id": call_id(choice, position),
+                    "id": call_id(stream_id, choice, position),
                     "type": "function",
                     "function": {"name": name, "arguments": ""},
                 }
@@ -291,6 +306,26 @@ def usage(answer: Answer, completion: int) -> dict[str, int]:
     }
 
 
+def base_chunks(body: dict[str, Any], answer: Answer, stream_id: str) -> list[Chunk]:
+    """The clean stream the quirks are put into: the fake upstream's ``conform`` model's
+    (tests/fake_conform.py, the clean server ``streamscope conform``'s battery is tested on)
+    where it is there, so that a profile differs from it by its quirk alone; this module's own
+    clean answer otherwise."""
+    if ConformAnswer is None:
+        return clean_chunks(answer, stream_id)
+    chunks = []
+    for event in ConformAnswer(body).events():
+        data = event.removeprefix(b"data: ").strip()
+        if data != b"[DONE]":
+            # this stream's id, and a fixed time: the same request, the same bytes
+            chunks.append({**json.loads(data), "id": stream_id, "created": 1_700_000_000})
+    for chunk in chunks:
+        for fragment in _fragments(chunk):
+            if "id" in fragment:
+                fragment["id"] = call_id(stream_id, _choice_of(chunk), fragment["index"])
+    return chunks
+
+
 # ---------------------------------------------------------------------- the quirks
 def _fragments(chunk: Chunk) -> list[dict[str, Any]]:
     choices = chunk.get("choices") or []
@@ -299,15 +334,30 @@ def _fragments(chunk: Chunk) -> list[dict[str, Any]]:
     return choices[0].get("delta", {}).get("tool_calls") or []
 
 
+def _choice_of(chunk: Chunk) -> int:
+    choices = chunk.get("choices") or []
+    return choices[0].get("index", 0) if choices else -1
+
+
 def _whole_calls(chunks: list[Chunk]) -> list[Chunk]:
     """Each call's fragments folded into its first one (the whole call in one delta)."""
     out: list[Chunk] = []
+    heads: dict[tuple[int, Any], dict[str, Any]] = {}
     for chunk in chunks:
-        fragments = _fragments(chunk)
-        if fragments and "id" not in fragments[0]:
-            head = _fragments(out[-1])[-1]
-            head["function"]["arguments"] += fragments[0]["function"]["arguments"]
+        kept = []
+        for fragment in _fragments(chunk):
+            key = (_choice_of(chunk), fragment.get("index"))
+            head = heads.get(key)
+            if "id" in fragment or head is None:
+                heads[key] = fragment
+                kept.append(fragment)
+            else:
+                more = fragment.get("function", {}).get("arguments") or ""
+                head["function"]["arguments"] = (head["function"].get("arguments") or "") + more
+        if _fragments(chunk) and not kept:
             continue
+        if kept:
+            chunk["choices"][0]["delta"]["tool_calls"] = kept
         out.append(chunk)
     return out
 
@@ -350,13 +400,18 @@ def vllm_054_usage(chunks: list[Chunk], answer: Answer) -> list[Chunk]:
 
 
 def sglang_double_finish(chunks: list[Chunk], answer: Answer) -> list[Chunk]:
-    """The finish reason also on the chunk before each finish chunk (the last content one)."""
+    """The finish reason also on the last chunk of the same choice that carried something (its
+    last content or argument delta), before the finish chunk that carries it again."""
     for position, chunk in enumerate(chunks):
         choices = chunk.get("choices") or []
-        if position and choices and choices[0]["finish_reason"] is not None:
-            before = chunks[position - 1].get("choices") or []
-            if before and before[0]["index"] == choices[0]["index"]:
-                before[0]["finish_reason"] = choices[0]["finish_reason"]
+        if not choices or choices[0].get("finish_reason") is None:
+            continue
+        for before in reversed(chunks[:position]):
+            earlier = before.get("choices") or []
+            if earlier and earlier[0].get("index") == choices[0].get("index"):
+                if earlier[0].get("delta"):
+                    earlier[0]["finish_reason"] = choices[0]["finish_reason"]
+                break
     return chunks
 
 
@@ -408,7 +463,7 @@ assert set(QUIRKS) == set(PROFILES)
 def stream_of(profile: str, body: dict[str, Any], stream_id: str = "chatcmpl-quirky") -> bytes:
     """The whole SSE body a profile answers to a request body (no server needed)."""
     answer = Answer.of(body)
-    chunks = QUIRKS[profile](clean_chunks(answer, stream_id), answer)
+    chunks = QUIRKS[profile](base_chunks(body, answer, stream_id), answer)
     events = [b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks]
     if profile not in NO_DONE:
         events.append(b"data: [DONE]\n\n")
@@ -423,7 +478,7 @@ def completion_of(body: dict[str, Any]) -> dict[str, Any]:
         if answer.calls:
             calls = [
                 {
-                    "id": call_id(choice, position),
+                    "id": call_id("chatcmpl-quirky", choice, position),
                     "type": "function",
                     "function": {"name": name, "arguments": "".join(ARGUMENT_PIECES)},
                 }
@@ -519,6 +574,10 @@ class QuirkyHandler(Handler):
             return
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             self._error(400, "'messages' is a required property", "invalid_request")
+            return
+        problem = invalid(body) if invalid is not None else None
+        if problem is not None:
+            self._error(400, problem, "invalid_request")
             return
         if body.get("stream") is not True:
             data = json.dumps(completion_of(body)).encode()
