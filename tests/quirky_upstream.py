@@ -2,8 +2,8 @@
 
 Each **profile** reproduces one documented streaming behaviour of a real server, and only
 that: ``clean`` answers as OpenAI documents a chat-completions stream, every other profile is
-``clean`` with one quirk injected. Every profile record cites the public thread its behaviour
-comes from (``../shared/design/QUIRKS.md``, section 1) and names the rule ids of the catalogue
+``clean`` with one quirk injected. Every profile record cites the public issue or pull-request
+thread its behaviour comes from and names the rule ids of the catalogue
 (``app/domain/rules``, docs/rules.md) that a stream of that profile must trigger, per kind of
 request (``plain`` text, ``tools`` calls); info rules (``reasoning-field``, ``keepalive-comment``,
 ``stall``) are not listed.

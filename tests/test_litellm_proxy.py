@@ -77,7 +77,6 @@ def quirky():
 def litellm(quirky, tmp_path_factory):
     routes = {f"quirk-{name}": quirky.profile_url(name) for name in PROFILES}
     proxy = LiteLLMProxy(tmp_path_factory.mktemp("litellm"), routes).start()
-    print(f"\nLiteLLM proxy answered after {proxy.startup_seconds:.1f} s")
     yield proxy
     proxy.stop()
     assert proxy.process is not None and proxy.process.poll() is not None
@@ -116,7 +115,8 @@ def test_every_profile_through_litellm(litellm, quirky, tmp_path, monkeypatch, c
                     f"{row}: fired {sorted(run.rules)}, expected {sorted(expected[row])}"
                 )
             assert run.payloads[-1] == "[DONE]", row  # always, even from gateway-no-done
-    table = matrix(fired, expected)
+    started = f"(the proxy answered {litellm.startup_seconds:.1f} s after it was started)"
+    table = matrix(fired, expected) + "\n" + started
     out = ROOT / "test-output"
     out.mkdir(exist_ok=True)
     (out / "litellm-matrix.txt").write_text(table + "\n")
