@@ -157,3 +157,48 @@ def test_usage_and_choices_follow_the_request(quirky, tmp_path):
     assert not any("usage" in c for c in chunks)
     finishes = [(c["index"], c["finish_reason"]) for p in chunks for c in p["choices"]]
     assert [f for f in finishes if f[1]] == [(0, "length"), (1, "length")]
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_conform_on_each_profile_reports_exactly_its_quirks(quirky, capsys):
+    """``streamscope conform`` (its whole chat battery) on each profile: the warning and error
+    rules it finds, over all its cases, are the profile's (plain and tool-call ones together),
+    and on the clean profile every case passes with no finding. Skipped where the command is
+    not there yet (app/conform)."""
+    pytest.importorskip("app.conform", reason="streamscope conform is not in this tree")
+    import subprocess
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    def conform(name: str) -> tuple[int, dict]:
+        argv = [sys.executable, "-m", "app.cli", "conform", "--base-url", quirky.url]
+        argv += ["--model", f"quirk/{name}", "--json"]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert done.stdout, (name, done.returncode, done.stderr[-2000:])
+        return done.returncode, json.loads(done.stdout)
+
+    with ThreadPoolExecutor(3) as pool:
+        results = dict(zip(PROFILES, pool.map(conform, PROFILES), strict=True))
+    fired: dict[str, frozenset[str]] = {}
+    expected: dict[str, frozenset[str]] = {}
+    for name, (status, document) in results.items():
+        found = {
+            f["rule"]
+            for case in document["cases"]
+            for f in case["findings"]
+            if f["severity"] in ("warning", "error")
+        }
+        fired[name] = frozenset(found)
+        expected[name] = PROFILES[name].expected("plain") | PROFILES[name].expected("tools")
+        if name == "clean":
+            assert status == 0, document["summary"]
+            assert {c["verdict"] for c in document["cases"]} == {"pass"}, [
+                (c["case"], c["verdict"], c["why"]) for c in document["cases"]
+            ]
+    table = matrix(fired, expected)
+    (ROOT / "test-output").mkdir(exist_ok=True)
+    (ROOT / "test-output" / "quirks-conform-matrix.txt").write_text(table + "\n")
+    with capsys.disabled():
+        print("\n\nquirk profiles x rules (streamscope conform, every case)\n" + table)
+    assert fired == expected
