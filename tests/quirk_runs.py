@@ -30,7 +30,11 @@ TOOLS = [
         },
     }
 ]
-PROMPTS = {"plain": "Say hello.", "tools": "What is the weather in Paris? Use get_weather."}
+PROMPTS = {
+    "plain": "Say hello.",
+    "tools": "What is the weather in Paris? Use get_weather.",
+    "parallel": "What is the weather in Paris and in Tokyo? Call get_weather for each, at once.",
+}
 JUDGED = ("warning", "error")  # info rules (reasoning-field, keepalive-comment, stall) aside
 
 
@@ -51,7 +55,7 @@ def record(base_url: str, model: str, kind: str, folder: Path, *extra: str) -> R
     out = folder / f"{model.replace('/', '_')}-{kind}.jsonl"
     argv = ["record", "--base-url", base_url, "--model", model, "--prompt", PROMPTS[kind]]
     argv += ["-o", str(out), *extra]
-    if kind == "tools":
+    if kind in ("tools", "parallel"):
         tools = folder / "tools.json"
         tools.write_text(json.dumps(TOOLS))
         argv += ["--tools", str(tools)]

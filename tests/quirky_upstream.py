@@ -5,7 +5,7 @@ that: ``clean`` answers as OpenAI documents a chat-completions stream, every oth
 ``clean`` with one quirk injected. Every profile record cites the public issue or pull-request
 thread its behaviour comes from and names the rule ids of the catalogue
 (``app/domain/rules``, docs/rules.md) that a stream of that profile must trigger, per kind of
-request (``plain`` text, ``tools`` calls); info rules (``reasoning-field``, ``keepalive-comment``,
+request (``plain`` text, ``tools``: one call, ``parallel``: two); info rules (``reasoning-field``, ``keepalive-comment``,
 ``stall``) are not listed.
 
 One server serves every profile; the profile is chosen per request, by either
@@ -28,8 +28,9 @@ stream's id and a fixed ``created``; otherwise this module's own, which answers:
   ``max_tokens`` smaller than the answer cuts it (finish ``length``); ``n`` choices, each with
   its index and finish; ``stop`` sequences are honoured (the text ends before one);
 * tool calls, when ``tools`` are given, ``tool_choice`` is not ``none`` and the last message is
-  not a tool's result (then the answer is text): one call per tool
-  named in the last user message (the first tool when none is named), each streamed as a
+  not a tool's result (then the answer is text): one call per tool named in the last user
+  message (the first tool when none is named; the first tool once per city when the message
+  names several of Paris, Tokyo and Lima, as the conform model does), each streamed as a
   first fragment (``index``, ``id``, ``type``, name, ``""`` arguments) then argument
   fragments; finish ``tool_calls``;
 * usage, when ``stream_options.include_usage`` is true: a last chunk with ``choices: []`` and
@@ -56,10 +57,14 @@ except ImportError:  # pragma: no cover - this module's own clean answer then
     invalid = None
 
 Chunk = dict[str, Any]
-KINDS = ("plain", "tools")
+KINDS = ("plain", "tools", "parallel")  # text; a tool call; two calls at once
 ANSWER = ["Hello", " from", " the", " quirky", " upstream", "."]
-# What each tool call's arguments are, fragment by fragment (they join to valid JSON).
-ARGUMENT_PIECES = ['{"city', '": "Par', 'is", "unit": ', '"celsius"}']
+CITIES = ("Paris", "Tokyo", "Lima")
+
+
+def argument_pieces(city: str) -> list[str]:
+    """A call's arguments, fragment by fragment (they join to valid JSON)."""
+    return ['{"city', f'": "{city[:3]}', f'{city[3:]}", "unit": ', '"celsius"}']
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ class Profile:
 
 
 def _rules(plain: tuple[str, ...] = (), tools: tuple[str, ...] = ()) -> dict[str, frozenset[str]]:
-    return {"plain": frozenset(plain), "tools": frozenset(tools)}
+    return {"plain": frozenset(plain), "tools": frozenset(tools), "parallel": frozenset(tools)}
 
 
 PROFILES: dict[str, Profile] = {
@@ -162,6 +167,7 @@ class Answer:
     model: str
     n: int
     calls: list[str]  # the tool names to call (empty: a text answer)
+    cities: list[str]  # each call's city
     max_tokens: int | None
     stop: list[str]
     include_usage: bool
@@ -187,8 +193,14 @@ class Answer:
             else:
                 said = _last_user_text(body.get("messages") or [])
                 calls = [t for t in tools if t in said] or tools[:1]
+                named_cities = [c for c in CITIES if c in said]
+                if len(calls) == 1 and len(named_cities) > 1:  # one call per city
+                    calls = calls * len(named_cities)
                 if body.get("parallel_tool_calls") is False:
                     calls = calls[:1]
+        said = _last_user_text(messages)
+        cities = [c for c in CITIES if c in said] or [CITIES[0]]
+        cities = (cities * len(calls))[: len(calls)]
         stop = body.get("stop")
         options = body.get("stream_options")
         limit = body.get("max_completion_tokens", body.get("max_tokens"))
@@ -196,6 +208,7 @@ class Answer:
             model=str(body.get("model", "")),
             n=max(1, int(body.get("n") or 1)),
             calls=calls,
+            cities=cities,
             max_tokens=int(limit) if isinstance(limit, int) else None,
             stop=[stop] if isinstance(stop, str) else [s for s in stop or [] if isinstance(s, str)],
             include_usage=isinstance(options, dict) and options.get("include_usage") is True,
@@ -219,7 +232,7 @@ class Answer:
 
     def completion_tokens(self) -> int:
         if self.calls:
-            return len(self.calls) * (len(ARGUMENT_PIECES) + 1) * self.n
+            return len(self.calls) * 5 * self.n  # a first fragment and four pieces a call
         return len(self.pieces()[0]) * self.n
 
 
@@ -273,7 +286,7 @@ def clean_chunks(answer: Answer, stream_id: str) -> list[Chunk]:
                     "function": {"name": name, "arguments": ""},
                 }
                 chunks.append(chunk(choice, {"tool_calls": [first]}))
-                for piece in ARGUMENT_PIECES:
+                for piece in argument_pieces(answer.cities[position]):
                     more = {"index": position, "function": {"arguments": piece}}
                     chunks.append(chunk(choice, {"tool_calls": [more]}))
             chunks.append(chunk(choice, {}, "tool_calls"))
@@ -480,7 +493,10 @@ def completion_of(body: dict[str, Any]) -> dict[str, Any]:
                 {
                     "id": call_id("chatcmpl-quirky", choice, position),
                     "type": "function",
-                    "function": {"name": name, "arguments": "".join(ARGUMENT_PIECES)},
+                    "function": {
+                        "name": name,
+                        "arguments": "".join(argument_pieces(answer.cities[position])),
+                    },
                 }
                 for position, name in enumerate(answer.calls)
             ]

@@ -11,7 +11,9 @@ every upstream chunk into its own ``ModelResponseStream`` and writes that out ag
 * ``data: [DONE]`` always ends the stream, whether the upstream sent one or not
   (``gateway-no-done``: done-missing is gone);
 * tool-call fragments get an ``index`` back (``ollama-pre-0.4.7``: tool-call-index-missing is
-  gone), ``"type": "function"`` on every fragment, and ``arguments`` always a string (an object
+  gone) — but ``0`` for every call, so two parallel calls share one index
+  (tool-call-index-reused, an error: clients merge them into one) —, ``"type": "function"`` on
+  every fragment, and ``arguments`` always a string (an object
   is serialized: ``tgi-object-arguments``, tool-call-arguments-not-string is gone);
 * usage is moved: per-chunk usage is dropped and one usage chunk comes last (``vllm-0.5.4-usage``:
   usage-every-chunk is gone), but that chunk carries ``choices: [{"index": 0, "delta": {}}]``
@@ -26,9 +28,16 @@ every upstream chunk into its own ``ModelResponseStream`` and writes that out ag
   per chunk for the ``openai/`` provider), the tool-call ids, a tool-call id repeated on every
   fragment (``deepseek-repeated-tool-id``: tool-call-id-changed stays), ``"name": ""`` on
   continuing fragments (``lmstudio-empty-name``), ``system_fingerprint``;
+* ``n: 2``: the first finish reason ends the stream as it sees it: its usage chunk comes right
+  there, with its own token counts (not the upstream's), then choice 1's text, whose role and
+  finish reason are never sent (role-missing, finish-reason-missing);
 * and cosmetic: ``created`` is its own clock's, the upstream's first ``{"role": "assistant",
   "content": ""}`` chunk is merged into the first content chunk, ``finish_reason: null`` and
   ``logprobs: null`` are left out of the chunks.
+
+Seen with ``streamscope conform`` through it too: ``reasoning_effort`` is refused with a 400
+(``UnsupportedParamsError`` for the ``openai/`` provider unless ``drop_params``), and an invalid
+body gets LiteLLM's own 400 after two retries.
 
 Marked slow: the proxy takes about 5 s to start (plus its install, once, by ./scripts/test)."""
 
@@ -63,7 +72,10 @@ THROUGH_LITELLM["azure-content-filter"] = {k: ALWAYS | {"role-missing"} for k in
 THROUGH_LITELLM["deepseek-repeated-tool-id"] = {
     "plain": ALWAYS,
     "tools": ALWAYS | {"tool-call-id-changed"},
+    "parallel": ALWAYS | {"tool-call-id-changed"},
 }
+# The index it puts back is 0 for every call: two calls on one index.
+THROUGH_LITELLM["ollama-pre-0.4.7"]["parallel"] = ALWAYS | {"tool-call-index-reused"}
 
 
 @pytest.fixture(scope="module")
@@ -146,9 +158,12 @@ def test_litellm_rewrites_the_quirks_it_parses(litellm, quirky, tmp_path, monkey
     def payloads(name: str, kind: str) -> list[Any]:
         return through(litellm, quirky, name, kind, tmp_path / name, monkeypatch).payloads
 
-    # index re-added; type on every fragment; arguments a string
+    # index re-added (0, for every call: two parallel calls share it); type on every
+    # fragment; arguments a string
     calls = fragments(payloads("ollama-pre-0.4.7", "tools"))
     assert calls and all(f.get("index") == 0 and f.get("type") == "function" for f in calls)
+    parallel = fragments(payloads("ollama-pre-0.4.7", "parallel"))
+    assert [f["index"] for f in parallel] == [0, 0] and len({f["id"] for f in parallel}) == 2
     tgi = fragments(payloads("tgi-object-arguments", "tools"))
     arguments = "".join(f["function"]["arguments"] for f in tgi)
     assert all(isinstance(f["function"]["arguments"], str) for f in tgi)
@@ -183,3 +198,50 @@ def test_litellm_rewrites_the_quirks_it_parses(litellm, quirky, tmp_path, monkey
     assert not any(
         "finish_reason" in c and c["finish_reason"] is None for p in clean for c in p["choices"]
     )
+
+
+def test_litellm_with_two_choices(litellm, quirky, tmp_path, monkeypatch):
+    """``n: 2`` through LiteLLM: the first finish reason ends its stream as it sees it — it
+    writes its usage chunk there (with its own token counts), and choice 1's text still comes
+    after, but choice 1's role and finish reason are never sent."""
+    monkeypatch.setenv(KEY_ENV, MASTER_KEY)
+    run = record(
+        litellm.url, "quirk-clean", "plain", tmp_path, "--api-key-env", KEY_ENV, "--n", "2"
+    )
+    assert run.rules == {"finish-reason-missing", "role-missing", "usage-with-choices"}
+    sent = chunks(run.payloads)
+    choices = [c for p in sent for c in p["choices"]]
+    texts = {
+        i: "".join(c["delta"].get("content") or "" for c in choices if c["index"] == i)
+        for i in (0, 1)
+    }
+    assert texts[0] and texts[1] == texts[0]  # both choices' text came through
+    finishes = [(c["index"], c["finish_reason"]) for c in choices if c.get("finish_reason")]
+    assert finishes == [(0, "stop")]  # choice 1 never finished
+    assert [c["index"] for c in choices if "role" in c["delta"]] == [0]
+    usage = [p["usage"] for p in sent if p.get("usage")]
+    assert len(usage) == 1
+    upstream = chunks(payloads_from_upstream(quirky, "quirk-clean"))
+    # its usage is its own count, made before the upstream's usage chunk came
+    assert usage[0]["completion_tokens"] != upstream[-1]["usage"]["completion_tokens"]
+    assert [
+        (c["index"], c["finish_reason"])
+        for p in upstream
+        for c in p["choices"]
+        if c.get("finish_reason")
+    ] == [(0, "stop"), (1, "stop")]
+
+
+def payloads_from_upstream(quirky, model: str) -> list[Any]:
+    """What the upstream wrote for its last request of that model (its body writes)."""
+    record_ = next(r for r in reversed(quirky.requests) if (r["body"] or {}).get("model") == model)
+    return payloads_of_sse(b"".join(data for _, data in record_["writes"]))
+
+
+def payloads_of_sse(body: bytes) -> list[Any]:
+    out: list[Any] = []
+    for event in body.split(b"\n\n"):
+        if event.startswith(b"data: "):
+            text = event[6:].decode()
+            out.append(text if text == "[DONE]" else json.loads(text))
+    return out

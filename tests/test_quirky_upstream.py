@@ -117,12 +117,14 @@ def test_each_profile_triggers_exactly_its_rules(quirky, tmp_path, capsys):
             # what was asked came back: text, or a call with whole arguments
             payloads = [p for p in run.payloads if isinstance(p, dict)]
             assert payloads, (row, run.stderr)
-            if kind == "tools":
-                assert any(
-                    c.get("delta", {}).get("tool_calls")
+            if kind != "plain":
+                ids = {
+                    fragment.get("id")
                     for p in payloads
                     for c in p.get("choices") or []
-                ), row
+                    for fragment in c.get("delta", {}).get("tool_calls") or []
+                } - {None}
+                assert len(ids) == (2 if kind == "parallel" else 1), (row, ids)
             if name != "gateway-no-done":
                 assert run.status == 0, (row, run.stderr)
                 assert run.payloads[-1] == "[DONE]", row
