@@ -44,6 +44,7 @@ Marked slow: the proxy takes about 5 s to start (plus its install, once, by ./sc
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -220,7 +221,7 @@ def test_litellm_with_two_choices(litellm, quirky, tmp_path, monkeypatch):
     assert finishes == [(0, "stop")]  # choice 1 never finished
     assert [c["index"] for c in choices if "role" in c["delta"]] == [0]
     usage = [p["usage"] for p in sent if p.get("usage")]
-    assert len(usage) == 1
+    assert len(usage) == 1 and run.payloads[-1] == "[DONE]"
     upstream = chunks(payloads_from_upstream(quirky, "quirk-clean"))
     # its usage is its own count, made before the upstream's usage chunk came
     assert usage[0]["completion_tokens"] != upstream[-1]["usage"]["completion_tokens"]
@@ -233,8 +234,13 @@ def test_litellm_with_two_choices(litellm, quirky, tmp_path, monkeypatch):
 
 
 def payloads_from_upstream(quirky, model: str) -> list[Any]:
-    """What the upstream wrote for its last request of that model (its body writes)."""
+    """What the upstream wrote for its last request of that model (its body writes), once it
+    has written its ``[DONE]`` (the proxy may have answered its client before)."""
     record_ = next(r for r in reversed(quirky.requests) if (r["body"] or {}).get("model") == model)
+    deadline = time.monotonic() + 10
+    while b"[DONE]" not in b"".join(data for _, data in record_["writes"]):
+        assert time.monotonic() < deadline, "the upstream never finished its stream"
+        time.sleep(0.02)
     return payloads_of_sse(b"".join(data for _, data in record_["writes"]))
 
 
