@@ -48,6 +48,30 @@ def usage_chunk(**kw) -> dict:
 
 
 CONT = call(id=None, name=None, args='{"a":1}')
+# One token whose logprob entry carries one alternative (top-logprobs-count's stream).
+ONE_ALTERNATIVE = sse(
+    dict(
+        chunk(),
+        choices=[
+            {
+                "index": 0,
+                "delta": {"role": "assistant", "content": "a"},
+                "finish_reason": None,
+                "logprobs": {
+                    "content": [
+                        {
+                            "token": "a",
+                            "logprob": -0.1,
+                            "bytes": [97],
+                            "top_logprobs": [{"token": "a", "logprob": -0.1, "bytes": [97]}],
+                        }
+                    ]
+                },
+            }
+        ],
+    ),
+    chunk(finish="stop"),
+)
 CASES: dict[str, Case] = {
     "tool-call-index-missing": Case(
         sse(*tools(call(index=None), call(index=None, id=None, name=None, args="{}"))),
@@ -256,62 +280,8 @@ CASES: dict[str, Case] = {
         timed(sse(*text("a")), request={"model": "m", "logprobs": False}),
     ),
     "top-logprobs-count": Case(
-        timed(
-            sse(
-                dict(
-                    chunk(),
-                    choices=[
-                        {
-                            "index": 0,
-                            "delta": {"role": "assistant", "content": "a"},
-                            "finish_reason": None,
-                            "logprobs": {
-                                "content": [
-                                    {
-                                        "token": "a",
-                                        "logprob": -0.1,
-                                        "bytes": [97],
-                                        "top_logprobs": [
-                                            {"token": "a", "logprob": -0.1, "bytes": [97]}
-                                        ],
-                                    }
-                                ]
-                            },
-                        }
-                    ],
-                ),
-                chunk(finish="stop"),
-            ),
-            request={"model": "m", "logprobs": True, "top_logprobs": 3},
-        ),
-        timed(
-            sse(
-                dict(
-                    chunk(),
-                    choices=[
-                        {
-                            "index": 0,
-                            "delta": {"role": "assistant", "content": "a"},
-                            "finish_reason": None,
-                            "logprobs": {
-                                "content": [
-                                    {
-                                        "token": "a",
-                                        "logprob": -0.1,
-                                        "bytes": [97],
-                                        "top_logprobs": [
-                                            {"token": "a", "logprob": -0.1, "bytes": [97]}
-                                        ],
-                                    }
-                                ]
-                            },
-                        }
-                    ],
-                ),
-                chunk(finish="stop"),
-            ),
-            request={"model": "m", "logprobs": True, "top_logprobs": 1},
-        ),
+        timed(ONE_ALTERNATIVE, request={"model": "m", "logprobs": True, "top_logprobs": 3}),
+        timed(ONE_ALTERNATIVE, request={"model": "m", "logprobs": True, "top_logprobs": 1}),
     ),
     "max-tokens-not-length": Case(
         timed(

@@ -12,7 +12,9 @@ from collections import defaultdict
 from functools import cached_property
 from typing import Any, TypeVar
 
-from ..events import Diagnostic, Event
+import orjson
+
+from ..events import Diagnostic, Event, Logprobs
 from ..metrics import DEFAULT_STALL_MS, Metrics, compute
 from ..sightings import Sightings
 from ..stream import Stream
@@ -84,6 +86,25 @@ class Evidence:
 
     def diagnostics(self, code: str) -> list[Diagnostic]:
         return self._diagnostics.get(code, [])
+
+    @cached_property
+    def first_logprobs(self) -> Logprobs | None:
+        """The stream's first logprobs event (a scan that stops there: the folded timeline
+        the rules read may leave logprobs out)."""
+        return next((e for e in self.stream.events if type(e) is Logprobs), None)
+
+    @cached_property
+    def first_logprob_entry(self) -> dict[str, Any] | None:
+        """The first token's logprob entry, as sent (None when there is none, or it is not an
+        object)."""
+        first = self.first_logprobs
+        if first is None:
+            return None
+        try:
+            entries = orjson.loads(b"[" + first.entries + b"]")
+        except orjson.JSONDecodeError:
+            return None
+        return entries[0] if entries and isinstance(entries[0], dict) else None
 
     @cached_property
     def request(self) -> RequestParams | None:

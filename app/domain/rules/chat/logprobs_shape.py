@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import orjson
-
-from ...events import Logprobs
 from ...findings.evidence import Evidence
 from ...findings.model import Hit, Rule
 from ..common import sighted, times
@@ -21,18 +18,9 @@ def check(evidence: Evidence) -> Iterator[Hit]:
         "logprobs_completions_shape",
         lambda n, keys: times(n, f"logprobs came in the completions shape ({', '.join(keys)})"),
     )
-    first = next((e for e in evidence.stream.events if type(e) is Logprobs), None)
-    if first is not None and _without_bytes(first):
-        yield Hit("logprob entries have no bytes", first.raw)
-
-
-def _without_bytes(event: Logprobs) -> bool:
-    try:
-        entries = orjson.loads(b"[" + event.entries + b"]")
-    except orjson.JSONDecodeError:
-        return False
-    entry = entries[0] if entries and isinstance(entries[0], dict) else None
-    return entry is not None and "bytes" not in entry
+    entry = evidence.first_logprob_entry
+    if entry is not None and "bytes" not in entry and evidence.first_logprobs is not None:
+        yield Hit("logprob entries have no bytes", evidence.first_logprobs.raw)
 
 
 RULE = Rule(

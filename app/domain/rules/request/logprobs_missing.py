@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...events import Logprobs
 from ...findings.evidence import Evidence
 from ...findings.model import Hit, Rule
 from ..chat.family import CHAT_FAMILY
@@ -12,12 +11,8 @@ from ..chat.family import CHAT_FAMILY
 
 def check(evidence: Evidence) -> Iterator[Hit]:
     request = evidence.request
-    if request is not None and request.logprobs and not _has_logprobs(evidence):
+    if request is not None and request.logprobs and evidence.first_logprobs is None:
         yield Hit("the request set logprobs: true, but no chunk carried logprobs")
-
-
-def _has_logprobs(evidence: Evidence) -> bool:
-    return any(type(e) is Logprobs for e in evidence.stream.events)
 
 
 RULE = Rule(

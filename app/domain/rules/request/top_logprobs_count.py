@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-import orjson
-
-from ...events import Logprobs
 from ...findings.evidence import Evidence
 from ...findings.model import Hit, Rule
 from ..chat.family import CHAT_FAMILY
@@ -17,8 +13,7 @@ def check(evidence: Evidence) -> Iterator[Hit]:
     request = evidence.request
     if request is None or not request.top_logprobs:
         return
-    first = next((e for e in evidence.stream.events if type(e) is Logprobs), None)
-    entry = _first_entry(first) if first is not None else None
+    first, entry = evidence.first_logprobs, evidence.first_logprob_entry
     if entry is None or first is None:
         return
     got = entry.get("top_logprobs")
@@ -27,14 +22,6 @@ def check(evidence: Evidence) -> Iterator[Hit]:
         yield Hit(
             f"top_logprobs asked for {request.top_logprobs}, the first token has {count}", first.raw
         )
-
-
-def _first_entry(event: Logprobs) -> dict[str, Any] | None:
-    try:
-        entries = orjson.loads(b"[" + event.entries + b"]")
-    except orjson.JSONDecodeError:
-        return None
-    return entries[0] if entries and isinstance(entries[0], dict) else None
 
 
 RULE = Rule(
