@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from .version import __version__
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_NO_STREAM = 2
+EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE, as a shell reports a command whose reader went away
 
 
 def _read_input(path: str) -> bytes:
@@ -442,7 +444,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    return int(args.run(args))
+    try:
+        return int(args.run(args))
+    except BrokenPipeError:
+        return reader_gone()
+
+
+def reader_gone() -> int:
+    """The reader of stdout went away (``streamscope conform --list | head``): end quietly, as
+    other commands in a pipe do. stdout is pointed at the null device so that the interpreter's
+    last flush at exit does not raise again (the way Python's documentation of SIGPIPE says)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+    return EXIT_PIPE_CLOSED
 
 
 if __name__ == "__main__":

@@ -182,3 +182,16 @@ def test_an_unknown_dialect_is_said_first_with_what_it_looks_like_and_how_to_rea
     plain.write_bytes(sse_lines({"kind": "x", "value": 1}, {"kind": "y"}))
     text = run("inspect", str(plain)).stdout.decode()
     assert "its payloads are objects with kind, value" in text
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly():
+    """``streamscope conform --list | head -1``: the pipe's reader closes it after one line; the
+    command ends with 141 (128 + SIGPIPE) and no traceback (it printed BrokenPipeError's before)."""
+    command = [sys.executable, "-m", "app.cli", "conform", "--list"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader is gone before the first line is written
+    stderr = process.stderr.read().decode()
+    process.stderr.close()
+    assert process.wait(timeout=60) == 141
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
