@@ -45,6 +45,8 @@ Marked slow: the proxy answers 5 to 11 s after it is started (its install, once,
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -252,3 +254,40 @@ def payloads_of_sse(body: bytes) -> list[Any]:
             text = event[6:].decode()
             out.append(text if text == "[DONE]" else json.loads(text))
     return out
+
+
+# `streamscope conform` through LiteLLM in front of the clean profile: the card in
+# docs/conform.md ("A real server: LiteLLM's proxy"). Each case not listed passes.
+CONFORM_THROUGH_LITELLM = {
+    # its usage chunk carries a choice (BerriAI/litellm#28735): include-usage's own check fails,
+    # and the rule makes max-tokens (which asks for usage to count) warn
+    "include-usage": ("fail", {"usage-with-choices"}),
+    "max-tokens": ("warn", {"usage-with-choices"}),
+    # n: 2: choice 1's role and finish reason are never sent (test_litellm_with_two_choices)
+    "n2": ("fail", {"role-missing", "finish-reason-missing"}),
+    # the openai/ provider refuses reasoning_effort with a 400 (UnsupportedParamsError)
+    "reasoning": ("unsupported", set()),
+}
+
+
+def test_conform_through_litellm(litellm, quirky, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(KEY_ENV, MASTER_KEY)
+    argv = [sys.executable, "-m", "app.cli", "conform", "--base-url", litellm.url]
+    argv += ["--model", "quirk-clean", "--api-key-env", KEY_ENV, "--out", str(tmp_path)]
+    card = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    as_json = subprocess.run(
+        [*argv, "--json"], capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
+    assert card.returncode == as_json.returncode == 1, (card.stderr[-2000:], litellm.tail())
+    cases = json.loads(as_json.stdout)["cases"]
+    seen = {c["case"]: (c["verdict"], {f["rule"] for f in c["findings"]}) for c in cases}
+    expected = {c["case"]: CONFORM_THROUGH_LITELLM.get(c["case"], ("pass", set())) for c in cases}
+    assert seen == expected
+    reasoning = next(c for c in cases if c["case"] == "reasoning")
+    assert reasoning["status"] == 400 and "UnsupportedParamsError" in reasoning["why"]
+    rows = [line for line in card.stdout.splitlines() if line.split(" ", 1)[0] in seen]
+    assert len(rows) == len(cases)  # one line each, a multi-line 400 included
+    (ROOT / "test-output").mkdir(exist_ok=True)
+    (ROOT / "test-output" / "litellm-conform-card.txt").write_text(card.stdout)
+    with capsys.disabled():
+        print("\n\nstreamscope conform through LiteLLM 1.82.6 (clean upstream)\n" + card.stdout)

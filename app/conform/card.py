@@ -12,6 +12,8 @@ from .judge import CaseReport
 from .model import VERDICTS
 from .runner import Battery, Options
 
+WHY_CHARACTERS = 200  # of a row's why; the whole of it is in --json
+
 MARK = {"pass": "pass", "warn": "WARN", "fail": "FAIL", "unsupported": "unsupported"}
 
 
@@ -57,18 +59,32 @@ def _judges(report: CaseReport) -> str:
     return ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()))
 
 
+def one_line(why: str, most: int = WHY_CHARACTERS) -> str:
+    """A case's ``why`` on its row: a server's message can run over lines (LiteLLM's 400s do),
+    so its whitespace is folded and a long one cut (``--json`` keeps it whole)."""
+    folded = " ".join(why.split())
+    return folded if len(folded) <= most else folded[: most - 1] + "…"
+
+
 def text(options: Options, battery: Battery) -> str:
     out = [
         f"streamscope conform: {options.shown_url} ({options.api.name}, model {options.model})",
         "",
-        f"{'case':<17} {'verdict':<12} {'TTFT':>9} {'ITL p50':>9}  {'rules':<28} {'judges':<10} why",
     ]
+    rules = {
+        r.case: ", ".join(dict.fromkeys(f["rule"] for f in r.findings)) or "-"
+        for r in battery.reports
+    }
+    wide = max([28, *map(len, rules.values())])
+    out.append(
+        f"{'case':<17} {'verdict':<12} {'TTFT':>9} {'ITL p50':>9}  {'rules':<{wide}} {'judges':<10} why"
+    )
     for report in battery.reports:
         metrics = report.metrics or {}
-        rules = ", ".join(dict.fromkeys(f["rule"] for f in report.findings)) or "-"
         out.append(
             f"{report.case:<17} {MARK[report.verdict]:<12} {_ms(metrics.get('ttft_ms')):>9} "
-            f"{_ms(metrics.get('itl_p50_ms')):>9}  {rules:<28} {_judges(report):<10} {report.why}"
+            f"{_ms(metrics.get('itl_p50_ms')):>9}  {rules[report.case]:<{wide}} "
+            f"{_judges(report):<10} {one_line(report.why)}"
         )
     summary = summary_json(battery)
     out += [
