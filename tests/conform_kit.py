@@ -11,11 +11,12 @@ from app.captures.timed import end_line, header_line, read_line, response_line
 from app.conform.model import Case, Context, Result, Run, read_run
 from app.live.apis import api_named
 
-from .fake_conform import AnthropicConform, ConformAnswer, ResponsesConform
+from .fake_conform import AnthropicConform, CompletionsConform, ConformAnswer, ResponsesConform
 
 CTX = Context(model="conform")
 ANTHROPIC = Context(model="conform", api="anthropic")
 RESPONSES = Context(model="conform", api="responses")
+COMPLETIONS = Context(model="conform", api="completions")
 
 
 def chunk(choices: list[dict[str, Any]], id: str = "chatcmpl-1", **extra: Any) -> dict:
@@ -102,6 +103,26 @@ def clean_responses(case: Case, body: dict | None = None) -> Run:
     return run_of(ResponsesConform(body).payloads(), request=body, api="responses")
 
 
+def clean_completions(case: Case, body: dict | None = None) -> Run:
+    """The fake conform model's legacy completions answer to the case's request, as sent."""
+    body = body or api_named("completions").body(case.request(COMPLETIONS))
+    return run_of(CompletionsConform(body).payloads(), request=body, api="completions")
+
+
+def completion(text: str, choice: int = 0, finish: str | None = None, **extra: Any) -> dict:
+    """A legacy completions chunk with one choice."""
+    choices = [{"index": choice, "text": text, "logprobs": None, "finish_reason": finish, **extra}]
+    return {
+        "id": "cmpl-1",
+        "object": "text_completion",
+        "created": 1,
+        "model": "m",
+        "choices": choices,
+    }
+
+
 def result(*runs: Run, api: str = "chat") -> Result:
-    context = {"anthropic": ANTHROPIC, "responses": RESPONSES}.get(api, CTX)
+    context = {"anthropic": ANTHROPIC, "responses": RESPONSES, "completions": COMPLETIONS}.get(
+        api, CTX
+    )
     return Result(list(runs), context)

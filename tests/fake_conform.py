@@ -14,8 +14,9 @@ OpenAI error body; ``conform:refuse=n,logprobs`` answers a body with any of thos
 with OpenAI's 400 for an unsupported parameter. The prompt picks the text: ``Repeat exactly: X`` repeats X one character a
 chunk (so emoji and CJK arrive split over chunks), ``Count`` counts to 300, anything else gets a
 short greeting. Every request has its own chunk id, and chunks are 2 ms apart. The same model
-answers ``POST /v1/messages`` in Anthropic's events (``AnthropicConform``) and
-``POST /v1/responses`` in OpenAI Responses' (``ResponsesConform``).
+answers ``POST /v1/messages`` in Anthropic's events (``AnthropicConform``),
+``POST /v1/responses`` in OpenAI Responses' (``ResponsesConform``) and ``POST /v1/completions``
+in legacy completions' (``CompletionsConform``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 CITIES = ("Paris", "Tokyo", "Lima")
@@ -116,17 +118,18 @@ class ConformRoutes:
         """The conform model in another dialect (Anthropic Messages, OpenAI Responses)."""
         wire = self.wire
         body = self.noted["body"]
-        if wire.name not in ("anthropic", "responses"):
+        if wire.name not in WIRE_ANSWERS:
             self._wire_error(404, f"the conform model does not speak {wire.name}")
             return
+        answer_of, invalid_of = WIRE_ANSWERS[wire.name]
         anthropic = wire.name == "anthropic"
-        problem = anthropic_invalid(body) if anthropic else responses_invalid(body)
+        problem = invalid_of(body)
         if problem is not None:
             said = {"type": "invalid_request_error", "message": problem}
             error = {"type": "error", "error": said} if anthropic else {"error": said}
             self._whole(400, "application/json", json.dumps(error).encode())
             return
-        answer = AnthropicConform(body) if anthropic else ResponsesConform(body)
+        answer = answer_of(body)
         self._start(content_type=wire.content_type)
         for payload in answer.payloads():
             self._write(wire.event(payload))
@@ -527,3 +530,91 @@ def responses_invalid(body: dict[str, Any]) -> str | None:
     if limit is not None and (not isinstance(limit, int) or limit < 16):
         return "Invalid 'max_output_tokens': integer below minimum value (16)."
     return None
+
+
+class CompletionsConform(ConformAnswer):
+    """The same model on ``POST /v1/completions`` (legacy completions): ``text`` chunks of the
+    ``text_completion`` object for what the body asks: ``n`` (interleaved), ``max_tokens``
+    (``length``), ``stop``, ``logprobs`` (an int: that many alternatives per token in the
+    legacy arrays ``tokens``, ``token_logprobs``, ``top_logprobs``, ``text_offset``, with no
+    ``bytes``), ``stream_options.include_usage`` (one last chunk with ``choices: []``), then
+    ``[DONE]``. No tools, no reasoning: the API has neither."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.body = body
+        self.id = f"cmpl-conform-{_next_id()}"
+        self.n = int(body.get("n") or 1)
+        prompt = body.get("prompt")
+        self.prompt = prompt if isinstance(prompt, str) else json.dumps(prompt)
+
+    def payload(self, choices: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "object": "text_completion",
+            "created": int(time.time()),
+            "model": "conform",
+            "choices": choices,
+            **extra,
+        }
+
+    def payloads(self) -> list[Any]:
+        pieces, finish = self.limited(answer_pieces(self.prompt, self.body))
+        top = self.body.get("logprobs")
+        out: list[Any] = []
+        offset = len(self.prompt)
+        for piece in pieces:
+            logprobs = legacy_logprobs(piece, offset, top) if isinstance(top, int) else None
+            out += [
+                self.payload(
+                    [{"index": i, "text": piece, "logprobs": logprobs, "finish_reason": None}]
+                )
+                for i in range(self.n)
+            ]
+            offset += len(piece)
+        out += [
+            self.payload([{"index": i, "text": "", "logprobs": None, "finish_reason": finish}])
+            for i in range(self.n)
+        ]
+        options = self.body.get("stream_options")
+        if isinstance(options, dict) and options.get("include_usage"):
+            prompt_tokens, completion = len(self.prompt.split()), len(pieces) * self.n
+            usage = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion,
+                "total_tokens": prompt_tokens + completion,
+            }
+            out.append(self.payload([], usage=usage))
+        return [*out, "[DONE]"]
+
+
+def legacy_logprobs(piece: str, offset: int, top: int) -> dict[str, Any]:
+    """One token's logprobs in the legacy completions arrays: the sampled token and ``top``
+    alternatives, the sampled one among them (so ``top`` entries, as OpenAI's documented "up
+    to logprobs+1")."""
+    alternatives = {piece: -0.01, **{f"alt{k}": -3.0 - k for k in range(max(top - 1, 0))}}
+    return {
+        "tokens": [piece],
+        "token_logprobs": [-0.01],
+        "top_logprobs": [alternatives],
+        "text_offset": [offset],
+    }
+
+
+def completions_invalid(body: dict[str, Any]) -> str | None:
+    prompt = body.get("prompt")
+    if not isinstance(prompt, (str, list)):
+        return "'prompt' must be a string or an array"
+    max_tokens = body.get("max_tokens")
+    if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
+        return "'max_tokens' must be a positive integer"
+    return None
+
+
+# The conform model in the other dialects: its answer and what makes a body invalid.
+WIRE_ANSWERS: dict[
+    str, tuple[Callable[[dict[str, Any]], Any], Callable[[dict[str, Any]], str | None]]
+] = {
+    "anthropic": (AnthropicConform, anthropic_invalid),
+    "responses": (ResponsesConform, responses_invalid),
+    "completions": (CompletionsConform, completions_invalid),
+}

@@ -19,7 +19,14 @@ import pytest
 from app.cli import main
 
 from .live_server import ROOT, LiveServer
-from .test_conform_cases import ANTHROPIC_CASES, NAMES, RESPONSES_CASES, documented_keys, keys_of
+from .test_conform_cases import (
+    ANTHROPIC_CASES,
+    COMPLETIONS_CASES,
+    NAMES,
+    RESPONSES_CASES,
+    documented_keys,
+    keys_of,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -185,6 +192,17 @@ def test_the_responses_battery_passes_on_the_clean_fake(fake, capsys):
     doc = json.loads(out)
     assert {c["case"]: c["verdict"] for c in doc["cases"]} == dict.fromkeys(RESPONSES_CASES, "pass")
     assert any(r["path"] == "/v1/responses" for r in fake.requests)
+
+
+def test_the_completions_battery_passes_on_the_clean_fake(fake, capsys):
+    code, out, err = conform(fake, capsys, "--api", "completions", "--json")
+    assert code == 0, out + err
+    doc = json.loads(out)
+    assert {c["case"]: c["verdict"] for c in doc["cases"]} == dict.fromkeys(
+        COMPLETIONS_CASES, "pass"
+    )
+    sent = [r for r in fake.requests if r["path"] == "/v1/completions"]
+    assert sent and all("prompt" in r["body"] and "messages" not in r["body"] for r in sent)
 
 
 def test_server_gets_each_capture_and_the_card_its_share_link(fake, capsys, tmp_path):

@@ -21,12 +21,15 @@ from app.live.apis import api_named
 
 from .conform_kit import (
     ANTHROPIC,
+    COMPLETIONS,
     CTX,
     RESPONSES,
     chunk,
     clean,
     clean_anthropic,
+    clean_completions,
     clean_responses,
+    completion,
     delta,
     result,
     run_of,
@@ -537,3 +540,69 @@ def test_the_report_shows_the_base_url_without_its_credentials():
     ]
     for said in shown:
         assert key not in said and "secret" not in said and "h.example/v1" in said
+
+
+COMPLETIONS_CASES = [case.name for case in CASES if "completions" in case.apis]
+
+
+def test_legacy_completions_have_the_text_cases_and_no_tool_or_reasoning_one():
+    left_out = ("tool-single", "tool-parallel", "tool-required", "tool-none", "tool-result-turn")
+    left_out += ("json-schema", "reasoning")
+    assert [n for n in NAMES if n not in left_out] == COMPLETIONS_CASES
+
+
+def clean_completions_result(name: str) -> Result:
+    case = BY_NAME[name]
+    runs = [clean_completions(case) for _ in range(case.copies)]
+    if case.hangup:
+        runs[0].hung_up = True
+    if case.then is not None:
+        body = api_named("completions").body(case.then(COMPLETIONS, runs[0]))
+        runs.append(clean_completions(case, body))
+    return result(*runs, api="completions")
+
+
+@pytest.mark.parametrize("name", [n for n in COMPLETIONS_CASES if n != "bad-request"])
+def test_a_clean_completions_answer_passes(name):
+    verdict = BY_NAME[name].check(clean_completions_result(name))
+    assert verdict.verdict == "pass", verdict.why
+
+
+def legacy_logprobs(token: str, alternatives: dict[str, float]) -> dict:
+    return {
+        "tokens": [token],
+        "token_logprobs": [-0.1],
+        "top_logprobs": [alternatives],
+        "text_offset": [0],
+    }
+
+
+def test_completions_logprobs_asks_a_count_and_takes_the_sampled_tokens_extra_one():
+    case = BY_NAME["logprobs"]
+    body = api_named("completions").body(case.request(COMPLETIONS))
+    assert body["logprobs"] == 2 and "top_logprobs" not in body
+
+    def verdict(alternatives: dict[str, float]):
+        payloads = [
+            completion("Hi", logprobs=legacy_logprobs("Hi", alternatives)),
+            completion("", finish="stop"),
+            "[DONE]",
+        ]
+        run = run_of(payloads, request=body, api="completions")
+        return case.check(result(run, api="completions"))
+
+    assert verdict({"Hi": -0.1, "Hello": -2.0}).verdict == "pass"
+    assert verdict({"Hi": -0.1, "Hello": -2.0, "Hey": -3.0}).verdict == "pass"  # "up to +1"
+    short = verdict({"Hi": -0.1})
+    assert short.verdict == "fail" and "1 top_logprobs; asked 2" in short.why
+
+
+def test_completions_n2_wants_each_choice_finished():
+    payloads = [
+        completion("Hi", 0),
+        completion("Hi", 1),
+        completion("", 0, finish="stop"),
+        "[DONE]",
+    ]
+    verdict = BY_NAME["n2"].check(result(run_of(payloads, api="completions"), api="completions"))
+    assert verdict.verdict == "fail" and "choice 1 finished 0 times" in verdict.why

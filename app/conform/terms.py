@@ -1,6 +1,7 @@
 """What each API calls the same thing: a case says ``finish(result, "length")`` and gets
 ``length`` in chat completions, ``max_tokens`` in Anthropic Messages and the response's status
-``incomplete`` in OpenAI Responses (docs/conform.md)."""
+``incomplete`` in OpenAI Responses (docs/conform.md). Legacy completions say what chat
+completions say."""
 
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ FINISH: dict[str, dict[str, str]] = {
         "tool_calls": "tool_use",
         "stop_sequence": "stop_sequence",
     },
+    "completions": {
+        "stop": "stop",
+        "length": "length",
+        "stop_sequence": "stop",
+    },
     "responses": {
         "stop": "completed",
         "length": "incomplete",
@@ -26,7 +32,11 @@ FINISH: dict[str, dict[str, str]] = {
     },
 }
 CHAT_AND_ANTHROPIC = ("chat", "anthropic")
-EVERY = ("chat", "anthropic", "responses")
+# The APIs with messages, tools and reasoning: every one the battery speaks but legacy
+# completions, which has a prompt and text only.
+CONVERSATIONAL = ("chat", "anthropic", "responses")
+EVERY = (*CONVERSATIONAL, "completions")
+CHAT_AND_COMPLETIONS = ("chat", "completions")  # n, stream_options, as chat completions has them
 
 
 def finish(result: Result, meaning: str) -> str:

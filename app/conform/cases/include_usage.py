@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
+from ..terms import CHAT_AND_COMPLETIONS
 
 
 def request(ctx: Context) -> Body:
@@ -41,7 +42,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="include-usage",
-    apis=("chat",),
+    apis=CHAT_AND_COMPLETIONS,
     expects="With `stream_options.include_usage`: exactly one usage chunk, the last, with "
     "`choices: []`, and prompt + completion = total.",
     request=request,

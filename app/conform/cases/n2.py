@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
+from ..terms import CHAT_AND_COMPLETIONS
 
 
 def request(ctx: Context) -> Body:
@@ -30,7 +31,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="n2",
-    apis=("chat",),
+    apis=CHAT_AND_COMPLETIONS,
     expects="With `n: 2`: choices 0 and 1, each with text and exactly one finish.",
     request=request,
     check=check,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
+from ..terms import CHAT_AND_COMPLETIONS
 from .include_usage import usage_chunks
 
 
@@ -22,7 +23,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="no-usage",
-    apis=("chat",),
+    apis=CHAT_AND_COMPLETIONS,
     expects="Without `stream_options.include_usage`: no chunk carries usage.",
     request=request,
     check=check,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, unsupported, user, warned
-from ..terms import EVERY
+from ..terms import CONVERSATIONAL
 
 THINK_TAG = re.compile(r"</?think(ing)?>", re.IGNORECASE)
 
@@ -40,7 +40,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="reasoning",
-    apis=EVERY,
+    apis=CONVERSATIONAL,
     expects="Where the model reasons: the card names the field that carries it, and none of it "
     "(no `<think>` tags) is in the content.",
     request=request,

@@ -45,7 +45,7 @@ def stop_sequence_of(run: Run) -> object:
 
 CASE = Case(
     name="stop-sequence",
-    apis=CHAT_AND_ANTHROPIC,
+    apis=(*CHAT_AND_ANTHROPIC, "completions"),
     expects='With `stop: ["STOP"]`: finish `stop` (Anthropic: `stop_sequence`, naming it), '
     "and the sequence is not in the text.",
     request=request,

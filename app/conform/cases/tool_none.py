@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
-from ..terms import EVERY, finish
+from ..terms import CONVERSATIONAL, finish
 from ..tools import TOOLS
 
 
@@ -25,7 +25,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="tool-none",
-    apis=EVERY,
+    apis=CONVERSATIONAL,
     expects='With `tool_choice: "none"`: a text answer, no tool call, finish `stop` (`end_turn`).',
     request=request,
     check=check,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user, warned
-from ..terms import EVERY, finish
+from ..terms import CONVERSATIONAL, finish
 from ..tools import NAME, TOOLS, call_problem
 
 
@@ -36,7 +36,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="tool-parallel",
-    apis=EVERY,
+    apis=CONVERSATIONAL,
     expects="Two tool calls in one answer, each with its own index and id and JSON arguments, "
     "then finish `tool_calls` (`tool_use`).",
     request=request,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user, warned
-from ..terms import EVERY, finish
+from ..terms import CONVERSATIONAL, finish
 from ..tools import TOOLS, call_problem
 
 
@@ -27,7 +27,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="tool-required",
-    apis=EVERY,
+    apis=CONVERSATIONAL,
     expects='With `tool_choice: "required"` (Anthropic: `any`): at least one valid tool call, '
     "finish `tool_calls` (`tool_use`).",
     request=request,

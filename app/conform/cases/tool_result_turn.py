@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 
 from ..model import Body, Case, Context, Result, Run, Verdict, failed, passed
-from ..terms import EVERY, finish
+from ..terms import CONVERSATIONAL, finish
 from ..tools import NAME, RESULT
 from .tool_single import request as first_request
 
@@ -81,7 +81,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="tool-result-turn",
-    apis=EVERY,
+    apis=CONVERSATIONAL,
     expects="A second request carrying the call and the tool's result gets a text answer, "
     "finish `stop` (`end_turn`).",
     request=first_request,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Body, Case, Context, Result, Verdict, failed, passed, user
-from ..terms import EVERY, finish
+from ..terms import CONVERSATIONAL, finish
 from ..tools import NAME, TOOLS, call_problem
 
 
@@ -31,7 +31,7 @@ def check(result: Result) -> Verdict:
 
 CASE = Case(
     name="tool-single",
-    apis=EVERY,
+    apis=CONVERSATIONAL,
     expects="One tool call with an id, the tool's name and JSON-object arguments, then finish "
     "`tool_calls` (`tool_use`).",
     request=request,
