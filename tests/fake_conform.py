@@ -14,9 +14,10 @@ OpenAI error body; ``conform:refuse=n,logprobs`` answers a body with any of thos
 with OpenAI's 400 for an unsupported parameter. The prompt picks the text: ``Repeat exactly: X`` repeats X one character a
 chunk (so emoji and CJK arrive split over chunks), ``Count`` counts to 300, anything else gets a
 short greeting. Every request has its own chunk id, and chunks are 2 ms apart. The same model
-answers ``POST /v1/messages`` in Anthropic's events (``AnthropicConform``),
-``POST /v1/responses`` in OpenAI Responses' (``ResponsesConform``) and ``POST /v1/completions``
-in legacy completions' (``CompletionsConform``).
+answers ``POST /v1/messages`` in Anthropic's events (``AnthropicConform``; there
+``conform:usage=absent`` and ``conform:usage=zero`` break its usage), ``POST /v1/responses``
+in OpenAI Responses' (``ResponsesConform``) and ``POST /v1/completions`` in legacy
+completions' (``CompletionsConform``).
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ class ConformRoutes:
             error = {"type": "error", "error": said} if anthropic else {"error": said}
             self._whole(400, "application/json", json.dumps(error).encode())
             return
-        answer = answer_of(body)
+        answer = AnthropicConform(body, arg) if anthropic else answer_of(body)
         self._start(content_type=wire.content_type)
         for payload in answer.payloads():
             self._write(wire.event(payload))
@@ -259,10 +260,15 @@ class ConformAnswer:
 class AnthropicConform:
     """The same model on ``POST /v1/messages``: Anthropic's events for what the body asks
     (``stop_sequences``, ``max_tokens``, ``tools`` with ``tool_choice`` auto/any/none and
-    ``input_json_delta`` pieces, a ``tool_result`` turn, ``thinking`` blocks with a signature)."""
+    ``input_json_delta`` pieces, a ``tool_result`` turn, ``thinking`` blocks with a signature),
+    with usage at ``message_start`` (input tokens, 1 output token) and the cumulative output
+    tokens in ``message_delta``. Two broken variants, for the ``usage`` case to fail on:
+    ``conform:usage=absent`` sends no usage at message_start, ``conform:usage=zero`` says 0
+    output tokens in message_delta."""
 
-    def __init__(self, body: dict[str, Any]) -> None:
+    def __init__(self, body: dict[str, Any], arg: str = "") -> None:
         self.body = body
+        self.usage = arg.removeprefix("usage=") if arg.startswith("usage=") else None
         self.id = f"msg_conform_{_next_id()}"
         messages = body["messages"]
         self.prompt = user_text(messages)
@@ -283,6 +289,8 @@ class AnthropicConform:
             "stop_sequence": None,
             "usage": {"input_tokens": len(self.prompt.split()) + 5, "output_tokens": 1},
         }
+        if self.usage == "absent":
+            del message["usage"]
         out: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
         block = 0
         thinking = self.body.get("thinking")
@@ -316,7 +324,7 @@ class AnthropicConform:
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": reason, "stop_sequence": stop_sequence},
-                "usage": {"output_tokens": tokens},
+                "usage": {"output_tokens": 0 if self.usage == "zero" else tokens},
             }
         )
         out.append({"type": "message_stop"})

@@ -136,10 +136,7 @@ PROFILES: dict[str, Profile] = {
             'LM Studio: the fragments that continue a call carry `"name": ""` (the name came on '
             "the first fragment).",
             "https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/649",
-            # No rule of the catalogue names an empty name on a continuing fragment: the
-            # reading treats "" as no name (toolcalls.py, _nonempty), and
-            # tool-call-name-repeated wants the same non-empty name again.
-            _rules(),
+            _rules(tools=("tool-call-name-empty",)),
         ),
         Profile(
             "deepseek-repeated-tool-id",

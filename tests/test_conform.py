@@ -21,8 +21,8 @@ from app.cli import main
 from .live_server import ROOT, LiveServer
 from .test_conform_cases import (
     ANTHROPIC_CASES,
+    CHAT_CASES,
     COMPLETIONS_CASES,
-    NAMES,
     RESPONSES_CASES,
     documented_keys,
     keys_of,
@@ -40,10 +40,12 @@ def conform(fake, capsys, *args: str, model: str = "conform") -> tuple[int, str,
 def test_the_whole_chat_battery_passes_on_the_clean_fake(fake, capsys):
     code, out, err = conform(fake, capsys, "--concurrency", "4")
     assert code == 0, out + err
-    rows = [line.split() for line in out.splitlines() if line.split()[:1] in ([n] for n in NAMES)]
-    assert [row[0] for row in rows] == NAMES
+    rows = [
+        line.split() for line in out.splitlines() if line.split()[:1] in ([n] for n in CHAT_CASES)
+    ]
+    assert [row[0] for row in rows] == CHAT_CASES
     assert all(row[1] == "pass" for row in rows), out
-    assert f"{len(NAMES)} cases: {len(NAMES)} pass, 0 warn, 0 fail, 0 unsupported" in out
+    assert f"{len(CHAT_CASES)} cases: {len(CHAT_CASES)} pass, 0 warn, 0 fail, 0 unsupported" in out
 
 
 def test_only_and_skip_choose_the_cases(fake, capsys):
@@ -53,7 +55,9 @@ def test_only_and_skip_choose_the_cases(fake, capsys):
     skipped = {"long", "disconnect", "concurrent", "tool-result-turn"}
     code, out, _ = conform(fake, capsys, "--skip", ",".join(skipped), "--json")
     assert code == 0
-    assert [c["case"] for c in json.loads(out)["cases"]] == [n for n in NAMES if n not in skipped]
+    assert [c["case"] for c in json.loads(out)["cases"]] == [
+        n for n in CHAT_CASES if n not in skipped
+    ]
     code, _, err = conform(fake, capsys, "--only", "plain,nonsense")
     assert code == 2 and "unknown case 'nonsense'" in err and "Traceback" not in err
 
@@ -78,9 +82,9 @@ def test_junit_is_one_test_case_per_case(fake, capsys, tmp_path):
     assert code == 0
     suites = ET.parse(report).getroot()
     cases = suites.findall("./testsuite/testcase")
-    assert [c.get("name") for c in cases] == [n for n in NAMES if n != "long"]
+    assert [c.get("name") for c in cases] == [n for n in CHAT_CASES if n != "long"]
     suite = suites.find("testsuite")
-    assert suite is not None and suite.get("tests") == str(len(NAMES) - 1)
+    assert suite is not None and suite.get("tests") == str(len(CHAT_CASES) - 1)
     assert suite.get("failures") == "0"
 
 
@@ -92,7 +96,7 @@ def test_out_holds_a_timed_capture_per_case_that_inspect_reads(fake, capsys, tmp
     for case in doc["cases"]:
         assert case["capture"] == str(out_dir / f"{case['case']}.jsonl")
     assert {p.name for p in out_dir.glob("*.jsonl") if p.name.count(".") == 1} == {
-        f"{n}.jsonl" for n in NAMES
+        f"{n}.jsonl" for n in CHAT_CASES
     }
     concurrent = next(c for c in doc["cases"] if c["case"] == "concurrent")
     assert len(concurrent["captures"]) == 4
@@ -154,6 +158,23 @@ def test_the_anthropic_battery_passes_on_the_clean_fake(fake, capsys, tmp_path):
     assert sent and all(r["headers"].get("anthropic-version") for r in sent)
     assert main(["inspect", str(out_dir / "tool-parallel.jsonl")]) == 0
     assert "anthropic-messages" in capsys.readouterr().out
+
+
+def test_anthropics_usage_case_fails_on_the_fakes_broken_usage(fake, capsys):
+    """``usage`` (Anthropic only) over the wire: it passes on the clean model and fails, with
+    exit 1, on the variants whose message_start has no usage or whose message_delta says 0
+    output tokens (tests/fake_conform.py)."""
+    base = f"http://127.0.0.1:{fake.port}"
+    args = ["conform", "--api", "anthropic", "--base-url", base, "--only", "usage", "--json"]
+    assert main([*args, "--model", "conform"]) == 0
+    (case,) = json.loads(capsys.readouterr().out)["cases"]
+    assert case["verdict"] == "pass" and "input tokens" in case["why"], case
+    for variant, said in (("absent", "has no `usage`"), ("zero", "`output_tokens` 0")):
+        assert main([*args, "--model", f"conform:usage={variant}"]) == 1
+        (case,) = json.loads(capsys.readouterr().out)["cases"]
+        assert case["verdict"] == "fail" and said in case["why"], (variant, case)
+    assert main(["conform", "--base-url", base, "--model", "conform", "--only", "usage"]) == 2
+    assert "leave no case to run" in capsys.readouterr().err  # not a case of the chat battery
 
 
 @pytest.mark.slow

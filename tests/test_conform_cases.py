@@ -45,6 +45,7 @@ NAMES = [
     "max-tokens",
     "include-usage",
     "no-usage",
+    "usage",
     "n2",
     "logprobs",
     "tool-single",
@@ -58,6 +59,10 @@ NAMES = [
     "disconnect",
     "concurrent",
 ]
+
+
+# The chat battery: every case but the one in Anthropic's terms only (``usage``).
+CHAT_CASES = [case.name for case in CASES if "chat" in case.apis]
 
 
 def clean_result(name: str) -> Result:
@@ -77,7 +82,11 @@ def test_the_registry_holds_the_issues_cases_in_its_order():
         assert case.answer in ("stream", "error")
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if n != "bad-request"])
+def test_the_chat_battery_is_every_case_but_anthropics_usage():
+    assert [n for n in NAMES if n != "usage"] == CHAT_CASES
+
+
+@pytest.mark.parametrize("name", [n for n in CHAT_CASES if n != "bad-request"])
 def test_a_clean_answer_passes(name):
     verdict = BY_NAME[name].check(clean_result(name))
     assert verdict.verdict == "pass", verdict.why
@@ -149,7 +158,9 @@ BROKEN = {
 }
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if n not in ("disconnect", "tool-result-turn")])
+@pytest.mark.parametrize(
+    "name", [n for n in CHAT_CASES if n not in ("disconnect", "tool-result-turn")]
+)
 def test_a_broken_answer_fails_and_says_why(name):
     run, said = BROKEN[name]
     runs = [run, run] if name == "concurrent" else [run]
@@ -391,7 +402,10 @@ def test_bad_arguments_exit_2_with_a_line(capsys, monkeypatch):
 def test_list_names_every_case(capsys):
     assert main(["conform", "--list"]) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
-    assert listed == [case.name for case in CASES]
+    assert listed == CHAT_CASES  # the cases of --api chat, the default
+    assert main(["conform", "--list", "--api", "anthropic"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == ANTHROPIC_CASES and "usage" in listed
 
 
 # ---------------------------------------------------------------------- Anthropic Messages
@@ -492,7 +506,7 @@ def clean_responses_result(name: str) -> Result:
 
 
 def test_the_responses_battery_leaves_out_what_responses_cannot_ask():
-    left_out = ("stop-sequence", "include-usage", "no-usage", "n2")
+    left_out = ("stop-sequence", "include-usage", "no-usage", "usage", "n2")
     assert [n for n in NAMES if n not in left_out] == RESPONSES_CASES
 
 
@@ -542,11 +556,124 @@ def test_the_report_shows_the_base_url_without_its_credentials():
         assert key not in said and "secret" not in said and "h.example/v1" in said
 
 
+# ---------------------------------------------------------------------- Anthropic's usage
+def anthropic_usage(start: dict | None, *deltas: dict | None) -> list[dict]:
+    """A text answer whose message_start has ``start`` as its usage (None: no usage) and one
+    message_delta per ``deltas`` (None: a message_delta without usage)."""
+    payloads = anthropic_text(["Hello"])
+    message = payloads[0]["message"]
+    message.pop("usage")
+    if start is not None:
+        message["usage"] = start
+    finish = payloads[-2]
+    out = payloads[:-2]
+    for usage in deltas:
+        step = {"type": "message_delta", "delta": finish["delta"]}
+        if usage is not None:
+            step["usage"] = usage
+        out.append(step)
+    return [*out, payloads[-1]]
+
+
+def usage_verdict(payloads: list[dict]):
+    return BY_NAME["usage"].check(result(run_of(payloads, api="anthropic"), api="anthropic"))
+
+
+@pytest.mark.parametrize(
+    ("payloads", "said"),
+    [
+        (anthropic_usage(None, {"output_tokens": 3}), "has no `usage`"),
+        (anthropic_usage({"output_tokens": 1}, {"output_tokens": 3}), "no `input_tokens`"),
+        (anthropic_usage({"input_tokens": 9, "output_tokens": 1}, None), "no `message_delta`"),
+        (
+            anthropic_usage({"input_tokens": 9, "output_tokens": 1}, {"output_tokens": 0}),
+            "`output_tokens` 0, not > 0",
+        ),
+        (
+            # counts sent per delta: the last one is only its own increment
+            anthropic_usage(
+                {"input_tokens": 9, "output_tokens": 4},
+                {"output_tokens": 6},
+                {"output_tokens": 2},
+            ),
+            "2 output_tokens, fewer than message_start's 4",
+        ),
+        (
+            anthropic_usage(
+                {"input_tokens": 9, "output_tokens": 1}, {"input_tokens": 0, "output_tokens": 3}
+            ),
+            "0 input_tokens, fewer than message_start's 9",
+        ),
+        (
+            anthropic_usage({"input_tokens": 9, "output_tokens": 1}, {"output_tokens": "3"}),
+            "`output_tokens` '3'",
+        ),
+    ],
+)
+def test_usage_fails_where_the_counts_are_missing_or_not_cumulative(payloads, said):
+    verdict = usage_verdict(payloads)
+    assert verdict.verdict == "fail" and said in verdict.why, verdict.why
+
+
+def test_usage_passes_on_cumulative_counts_and_says_the_messages_usage():
+    verdict = usage_verdict(
+        anthropic_usage(
+            {"input_tokens": 9, "output_tokens": 1},
+            {"output_tokens": 4},
+            {"input_tokens": 9, "output_tokens": 7, "cache_read_input_tokens": None},
+        )
+    )
+    assert verdict.verdict == "pass", verdict.why
+    assert "the last of 2 message_delta(s) 7 output tokens (from 1)" in verdict.why
+    assert verdict.why.endswith("9 in, 7 out")
+
+
+ANTHROPIC_CAPTURES = sorted(
+    p.name for p in (Path(__file__).parent / "captures" / "dialects").glob("anthropic-*.sse")
+)
+
+
+@pytest.mark.parametrize("name", ANTHROPIC_CAPTURES)
+def test_usage_passes_on_anthropics_own_streams(name):
+    """Anthropic's API's real streams (tests/captures/SOURCES.md) are what the case expects,
+    and the numbers it says are those anthropic-python's ``get_final_message()`` ends with."""
+    from app.judges import anthropic_python
+
+    data = (Path(__file__).parent / "captures" / "dialects" / name).read_bytes()
+    run = run_of(body=data, api="anthropic")
+    verdict = BY_NAME["usage"].check(result(run, api="anthropic"))
+    assert verdict.verdict == "pass", verdict.why
+    sdk = anthropic_python.read("anthropic-messages", data)["usage"]
+    said = f"{sdk['prompt_tokens']} in, {sdk['completion_tokens']} out"
+    assert verdict.why.endswith(said), (verdict.why, sdk)
+
+
+def test_the_fakes_usage_is_what_anthropic_python_assembles_and_its_variants_fail():
+    """The fake's clean answer passes with the numbers anthropic-python ends with; its
+    ``usage=absent`` and ``usage=zero`` variants (tests/fake_conform.py) fail."""
+    from app.judges import anthropic_python
+
+    from .conform_kit import sse
+    from .fake_conform import AnthropicConform
+
+    body = api_named("anthropic").body(BY_NAME["usage"].request(ANTHROPIC))
+    payloads = AnthropicConform(body).payloads()
+    verdict = usage_verdict(payloads)
+    assert verdict.verdict == "pass", verdict.why
+    sdk = anthropic_python.read("anthropic-messages", b"".join(sse(payloads, named=True)))
+    usage = sdk["usage"]
+    assert verdict.why.endswith(f"{usage['prompt_tokens']} in, {usage['completion_tokens']} out")
+    for variant, said in (("absent", "has no `usage`"), ("zero", "`output_tokens` 0")):
+        broken = usage_verdict(AnthropicConform(body, f"usage={variant}").payloads())
+        assert broken.verdict == "fail" and said in broken.why, (variant, broken.why)
+
+
 COMPLETIONS_CASES = [case.name for case in CASES if "completions" in case.apis]
 
 
 def test_legacy_completions_have_the_text_cases_and_no_tool_or_reasoning_one():
-    left_out = ("tool-single", "tool-parallel", "tool-required", "tool-none", "tool-result-turn")
+    left_out = ("usage", "tool-single", "tool-parallel", "tool-required", "tool-none")
+    left_out += ("tool-result-turn",)
     left_out += ("json-schema", "reasoning")
     assert [n for n in NAMES if n not in left_out] == COMPLETIONS_CASES
 

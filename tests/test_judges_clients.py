@@ -22,6 +22,7 @@ from app.judges.runner import Caps
 
 from . import judges_setup
 from .helpers import corpus
+from .quirky_upstream import stream_of
 
 pytestmark = pytest.mark.integration  # real clients in child processes, Node included
 
@@ -143,6 +144,28 @@ def test_a_name_sent_again_is_doubled_by_the_python_clients(node_judges):
     openai = found["openai-python chat.completions.stream"]
     assert (openai["verdict"], openai["field"]) == ("differs", "tool_calls[0].name")
     assert (openai["ours"], openai["theirs"]) == ("llm_version", "llm_versionllm_version")
+
+
+def test_an_empty_name_on_the_continuing_fragments_is_read_right_by_every_judge(node_judges):
+    """LM Studio (lmstudio-ai/lmstudio-bug-tracker#649) and the zai-glm-5-2 fixture of the AI
+    SDK's Mistral package send ``"name": ""`` on the fragments after the call's first
+    (tool-call-name-empty, docs/rules.md). openai-python and LangChain add the names up, which
+    ``""`` leaves as it was; the AI SDK takes the first fragment's name: every judge reads the
+    call's name. The stream of tests/quirky_upstream.py's profile and the real capture."""
+    body = {
+        "model": "m",
+        "stream": True,
+        "messages": [{"role": "user", "content": "weather in Paris?"}],
+        "tools": [{"type": "function", "function": {"name": "get_weather"}}],
+    }
+    for data in (
+        stream_of("lmstudio-empty-name", body),
+        corpus("mistral-endpoint-incremental-tool-call.sse"),
+    ):
+        assert b'"name": ""' in data or b'"name":""' in data
+        found = verdicts(data, node_judges)
+        assert len(found) == 4, sorted(found)
+        assert {key: v["verdict"] for key, v in found.items()} == dict.fromkeys(found, "ok")
 
 
 def test_inspect_json_judges_adds_the_verdicts_of_each_stream(node_judges, capsys):

@@ -27,7 +27,8 @@ every upstream chunk into its own ``ModelResponseStream`` and writes that out ag
 * what it passes through unchanged: the chunk ids (the upstream's ``chatcmpl-...``, no new id
   per chunk for the ``openai/`` provider), the tool-call ids, a tool-call id repeated on every
   fragment (``deepseek-repeated-tool-id``: tool-call-id-changed stays), ``"name": ""`` on
-  continuing fragments (``lmstudio-empty-name``), ``system_fingerprint``;
+  continuing fragments (``lmstudio-empty-name``: tool-call-name-empty stays),
+  ``system_fingerprint``;
 * ``n: 2``: the first finish reason ends the stream as it sees it: its usage chunk comes right
   there, with its own token counts (not the upstream's), then choice 1's text, whose role and
   finish reason are never sent (role-missing, finish-reason-missing);
@@ -78,6 +79,12 @@ THROUGH_LITELLM["deepseek-repeated-tool-id"] = {
     "plain": ALWAYS,
     "tools": ALWAYS | {"tool-call-id-changed"},
     "parallel": ALWAYS | {"tool-call-id-changed"},
+}
+# The empty name on continuing fragments is passed through (below): tool-call-name-empty stays.
+THROUGH_LITELLM["lmstudio-empty-name"] = {
+    "plain": ALWAYS,
+    "tools": ALWAYS | {"tool-call-name-empty"},
+    "parallel": ALWAYS | {"tool-call-name-empty"},
 }
 # The index it puts back is 0 for every call: two calls on one index.
 THROUGH_LITELLM["ollama-pre-0.4.7"]["parallel"] = ALWAYS | {"tool-call-index-reused"}

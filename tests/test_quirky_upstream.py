@@ -4,9 +4,9 @@ request), triggers exactly the warning and error rules its record names, and the
 none. The confusion matrix (profiles x rules) is printed, and written to
 test-output/quirks-matrix.txt.
 
-``lmstudio-empty-name`` expects no rule: the catalogue has none for ``"name": ""`` on the
-fragments that continue a call (the reading takes "" as no name, and
-``tool-call-name-repeated`` wants the same non-empty name sent again)."""
+``lmstudio-empty-name`` expects ``tool-call-name-empty`` on its tool-call requests (``"name":
+""`` on the fragments that continue a call) and nothing on its plain ones; no other profile
+sends an empty name, so no other one fires it."""
 
 from __future__ import annotations
 

@@ -89,6 +89,10 @@ CASES: dict[str, Case] = {
         sse(*tools(call(), call(id=None, name="f", args="{}"))),
         sse(*tools(call(), call(id=None, name=None, args="{}"))),
     ),
+    "tool-call-name-empty": Case(
+        sse(*tools(call(), call(id=None, name="", args="{}"))),
+        sse(*tools(call(), call(id=None, name=None, args="{}"))),
+    ),
     "tool-call-arguments-not-string": Case(
         sse(
             *tools(

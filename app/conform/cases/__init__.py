@@ -24,6 +24,7 @@ from . import (
     tool_result_turn,
     tool_single,
     unicode,
+    usage,
 )
 
 CASES: tuple[Case, ...] = (
@@ -34,6 +35,7 @@ CASES: tuple[Case, ...] = (
     max_tokens.CASE,
     include_usage.CASE,
     no_usage.CASE,
+    usage.CASE,
     n2.CASE,
     logprobs.CASE,
     tool_single.CASE,

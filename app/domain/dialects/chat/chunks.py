@@ -186,8 +186,8 @@ class ChoiceReader:
         self, raw: RawEvent, fragment: dict[str, Any], routed: Routed, holder: ToolCallState | None
     ) -> None:
         """What the tool-call rules judge of one fragment (docs/rules.md): an index left out,
-        an id or name sent again on a fragment that continues its call, an index that another
-        call held."""
+        an id or name sent again on a fragment that continues its call, a name sent as "" there,
+        an index that another call held."""
         state = routed.state
         if fragment.get("index") is None:
             self._it.sight(raw, "tool_index_missing", state.call)
@@ -202,6 +202,8 @@ class ChoiceReader:
         name = function.get("name") if isinstance(function, dict) else None
         if name and name == state.name and not routed.identity_changed:
             self._it.sight(raw, "tool_name_repeated", name)
+        elif name == "" and state.name:
+            self._it.sight(raw, "tool_name_empty", state.name)
 
     # ------------------------------------------------------------------ logprobs, extras
     def _logprobs(self, raw: RawEvent, logprobs: Any, position: int) -> None:
