@@ -4,7 +4,9 @@ fake's conform model without a socket."""
 
 from __future__ import annotations
 
+import itertools
 import json
+from pathlib import Path
 from typing import Any
 
 from app.captures.timed import end_line, header_line, read_line, response_line
@@ -126,3 +128,13 @@ def result(*runs: Run, api: str = "chat") -> Result:
         api, CTX
     )
     return Result(list(runs), context)
+
+
+def documented_verdicts(heading: str) -> dict[str, str]:
+    """Each row's verdict in the card under ``## {heading}`` in docs/conform.md (a real server's
+    card, which its test holds to what the server does)."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "conform.md").read_text()
+    section = doc.split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+    card = section.split("```\n", 2)[1]
+    rows = itertools.takewhile(str.strip, card.splitlines()[3:])  # to the summary's blank line
+    return {row.split()[0]: row.split()[1].lower() for row in rows}

@@ -16,16 +16,10 @@ process group, by id) after.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import subprocess
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-from .live_server import free_port
+from .server_process import ServerProcess, loopback_env
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIREMENTS = ROOT / "tests" / "servers" / "litellm-requirements.txt"
@@ -56,78 +50,24 @@ def config(routes: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-class LiteLLMProxy:
+class LiteLLMProxy(ServerProcess):
+    name = "litellm"
+
     def __init__(self, folder: Path, routes: dict[str, str]) -> None:
         found = command()
         if found is None:
             raise FileNotFoundError(f"no litellm command: ./scripts/test installs it in {VENV}")
+        super().__init__(folder)
         self.command = found
-        self.folder = folder
-        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.config = folder / "litellm-config.yaml"
         self.config.write_text(config(routes))
-        self.log = folder / "litellm.log"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.startup_seconds: float | None = None
 
     def start(self, timeout: float = 90) -> LiteLLMProxy:
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.upper().endswith("_PROXY")  # loopback only, never through a proxy
-            and key not in ("DATABASE_URL", "LITELLM_MASTER_KEY")
-        }
-        env.update(
-            LITELLM_LOCAL_MODEL_COST_MAP="True",
-            NO_PROXY="127.0.0.1,localhost",
-            PYTHONUNBUFFERED="1",
-        )
-        started = time.monotonic()
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(
-                [str(self.command), "--config", str(self.config), *self._address()],
-                cwd=self.folder,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own process group: stopped whole, by id
-            )
-        health = f"http://127.0.0.1:{self.port}/health/liveliness"
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"litellm exited ({self.process.returncode}): {self.tail()}")
-            try:
-                with urllib.request.urlopen(health, timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except (OSError, urllib.error.URLError):
-                pass
-            if time.monotonic() - started > timeout:
-                self.stop()
-                raise TimeoutError(f"litellm did not answer in {timeout} s: {self.tail()}")
-            time.sleep(0.2)
-        self.startup_seconds = time.monotonic() - started
+        env = loopback_env(LITELLM_LOCAL_MODEL_COST_MAP="True")
+        for name in ("DATABASE_URL", "LITELLM_MASTER_KEY"):
+            env.pop(name, None)
+        argv = [str(self.command), "--config", str(self.config)]
+        argv += ["--host", "127.0.0.1", "--port", str(self.port)]
+        self.launch(argv, env, f"http://127.0.0.1:{self.port}/health/liveliness", timeout)
         return self
-
-    def _address(self) -> list[str]:
-        return ["--host", "127.0.0.1", "--port", str(self.port)]
-
-    def tail(self, size: int = 3000) -> str:
-        return self.log.read_text(errors="replace")[-size:] if self.log.exists() else ""
-
-    def stop(self) -> None:
-        process = self.process
-        if process is None or process.poll() is not None:
-            return
-        group = os.getpgid(process.pid)
-        os.killpg(group, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(group, signal.SIGKILL)
-            process.wait(timeout=5)
-        # what the group may still hold (uvicorn workers): none should be left
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(group, signal.SIGKILL)

@@ -45,7 +45,6 @@ Marked slow: the proxy answers 5 to 11 s after it is started (its install, once,
 
 from __future__ import annotations
 
-import itertools
 import json
 import subprocess
 import sys
@@ -55,6 +54,7 @@ from typing import Any
 
 import pytest
 
+from .conform_kit import documented_verdicts
 from .litellm_proxy import MASTER_KEY, UPSTREAM_KEY, LiteLLMProxy, command
 from .quirk_runs import matrix, record
 from .quirky_upstream import KINDS, PROFILES, QuirkyUpstream
@@ -295,17 +295,9 @@ def test_conform_through_litellm(litellm, quirky, tmp_path, monkeypatch, capsys)
     assert reasoning["status"] == 400 and "UnsupportedParamsError" in reasoning["why"]
     rows = [line for line in card.stdout.splitlines() if line.split(" ", 1)[0] in seen]
     assert len(rows) == len(cases)  # one line each, a multi-line 400 included
-    assert documented_verdicts() == {case: verdict for case, (verdict, _) in seen.items()}
+    documented = documented_verdicts("A real server: LiteLLM's proxy")
+    assert documented == {case: verdict for case, (verdict, _) in seen.items()}
     (ROOT / "test-output").mkdir(exist_ok=True)
     (ROOT / "test-output" / "litellm-conform-card.txt").write_text(card.stdout)
     with capsys.disabled():
         print("\n\nstreamscope conform through LiteLLM 1.82.6 (clean upstream)\n" + card.stdout)
-
-
-def documented_verdicts() -> dict[str, str]:
-    """Each row's verdict in docs/conform.md's card from LiteLLM."""
-    doc = (ROOT / "docs" / "conform.md").read_text()
-    section = doc.split("## A real server: LiteLLM's proxy", 1)[1].split("\n## ", 1)[0]
-    card = section.split("```\n", 2)[1]
-    rows = itertools.takewhile(str.strip, card.splitlines()[3:])  # to the summary's blank line
-    return {row.split()[0]: row.split()[1].lower() for row in rows}
