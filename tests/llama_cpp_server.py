@@ -49,7 +49,7 @@ class LlamaCppServer(ServerProcess):
 
     def start(self, timeout: float = 60) -> LlamaCppServer:
         argv = [str(python()), "-m", "llama_cpp.server", "--model", str(self.model)]
-        argv += ["--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "512"]
+        argv += ["--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "4096"]
         for name, value in self.settings.items():
             argv += [f"--{name}", value]
         self.launch(argv, loopback_env(), f"{self.url}/models", timeout)

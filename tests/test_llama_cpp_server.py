@@ -71,6 +71,9 @@ CHAT = {
 # four are served one after the other and the case passes (1 run in 5 here under load, none in
 # 15 on a quieter machine). test_a_new_request_cuts_the_stream_being_sent holds the interruption.
 TIMING = {"concurrent": ("pass", set())}
+# The long answer's tokens: long enough (seconds) that the second request comes while it is
+# streamed, even on a loaded machine (with 300, it once ended before the second one was read).
+LONG = 2000
 COMPLETIONS = {
     "unicode": ("warn", set()),
     "max-tokens": ("warn", {"usage-missing"}),
@@ -150,7 +153,7 @@ def test_conform_completions_battery(server):
 def long_stream(url: str) -> tuple[httpx.Client, httpx.Response]:
     """A legacy completion that streams "la" until max_tokens (the tiny model's loop)."""
     client = httpx.Client(timeout=30)
-    body = {"model": "tiny", "prompt": "la", "max_tokens": 300, "stream": True}
+    body = {"model": "tiny", "prompt": "la", "max_tokens": LONG, "stream": True}
     response = client.send(
         client.build_request("POST", url + "/completions", json=body), stream=True
     )
@@ -186,7 +189,7 @@ def test_a_new_request_cuts_the_stream_being_sent(server):
     chunks = [p for p in sent if isinstance(p, dict)]
     assert sent[-1] == "[DONE]"
     assert not any(c["choices"][0]["finish_reason"] for c in chunks)  # cut: no finish reason
-    assert len(chunks) < 300
+    assert len(chunks) < LONG
     assert second["choices"][0]["finish_reason"] == "stop"
 
 
@@ -197,6 +200,6 @@ def test_without_interrupt_requests_the_second_one_waits(model, tmp_path):
     finally:
         queued.stop()
     chunks = [p for p in sent if isinstance(p, dict)]
-    assert len([c for c in chunks if c["choices"][0]["text"]]) == 300  # every token asked for
+    assert len([c for c in chunks if c["choices"][0]["text"]]) == LONG  # every token asked for
     assert chunks[-1]["choices"][0]["finish_reason"] == "length"
     assert second["choices"][0]["finish_reason"] == "stop"

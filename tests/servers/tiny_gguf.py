@@ -49,7 +49,7 @@ def build(path: str) -> None:
 
     writer = gguf.GGUFWriter(path, "llama")
     writer.add_name("streamscope-tiny-bigram")
-    writer.add_context_length(512)
+    writer.add_context_length(4096)
     writer.add_embedding_length(width)
     writer.add_block_count(1)
     writer.add_feed_forward_length(ff)
