@@ -33,7 +33,6 @@ from ..live.upstream import UpstreamRun
 from .arguments import MAX_CONCURRENCY
 from .judge import CaseReport, Judge, assess
 from .model import Body, Case, Context, Result, Run, read_run
-from .share import upload
 
 log = logging.getLogger("streamscope.conform")
 MAX_COPIES = 8
@@ -52,7 +51,9 @@ class Options:
     out: Path | None = None
     stall_ms: float = DEFAULT_STALL_MS
     judge: Judge | None = None
-    server: str | None = None  # a Streamscope to upload each capture to (share.py)
+    # Where each capture is kept for a share link: ``(title, capture) -> {"url", ...}``, or
+    # ``{"url": None, "error"}`` (``--server``: share.py uploads it; the page: its store).
+    share: Callable[[str, bytes], dict[str, Any]] | None = None
     policy: Policy = field(default_factory=lambda: Policy(public=False))
 
     @property
@@ -146,9 +147,9 @@ def run_case(case: Case, options: Options) -> CaseReport:
             runs.append(request_once(options, case.then(context, runs[0]), left()))
         report = assess(case, Result(runs, context), stall_ms=options.stall_ms, judge=options.judge)
         report.captures = write_captures(case, runs, options.out)
-        if options.server:
+        if options.share is not None:
             report.shared = [
-                upload(options.server, f"conform {case.name} ({options.model})", run.capture)
+                options.share(f"conform {case.name} ({options.model})", run.capture)
                 for run in runs
                 if run.capture
             ]
