@@ -151,3 +151,22 @@ def test_batteries_past_the_cap_are_refused_as_busy(tmp_path, fake):
         time.sleep(0.05)
     assert third.status_code == 202
     finished(client, third.get_json()["id"])
+
+
+def test_an_answer_past_the_live_runs_cap_is_stopped_and_the_case_fails(tmp_path, fake):
+    app = create_app({"data_dir": str(tmp_path / "data"), "max_live_mb": 1})
+    client = app.test_client()
+    answer = client.post(
+        "/api/conform",
+        json={"base_url": fake.url, "model": "flood:16", "only": ["plain"]},
+        headers=HOST,
+    )
+    assert answer.status_code == 202
+    done = finished(client, answer.get_json()["id"])
+    plain = done["report"]["cases"][0]
+    assert plain["verdict"] == "fail" and "too_large" in plain["why"], plain["why"]
+    how, _ = fake.wait_end("flood:16")
+    assert how == "closed"  # the upstream's connection was cut, not read to its end
+    capture_id = plain["capture"].removeprefix("/c/")
+    size = len(services_of(app).store.read_bytes(capture_id))
+    assert 1_000_000 < size < 3_000_000, size  # what arrived until the cap, kept

@@ -4,7 +4,8 @@ capture in memory, read back and judged (``judge.py``); ``--out`` gets the captu
 knows no case: it does what the ``Case`` record says (``copies``, ``hangup``, ``then``).
 
 Every resource is capped: cases at once (``concurrency``), a deadline per case (each of its
-requests gets what is left of it), and a case's copies at once (``MAX_COPIES``)."""
+requests gets what is left of it), a case's copies at once (``MAX_COPIES``) and, where
+``max_bytes`` says (the page: ``STREAMSCOPE_MAX_LIVE_MB``), a request's recording."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ class Options:
     # ``{"url": None, "error"}`` (``--server``: share.py uploads it; the page: its store).
     share: Callable[[str, bytes], dict[str, Any]] | None = None
     policy: Policy = field(default_factory=lambda: Policy(public=False))
+    max_bytes: int | None = None  # a request's recording past this is stopped, too_large
 
     @property
     def shown_url(self) -> str:
@@ -69,8 +71,10 @@ class CaptureSink:
     ``streamscope record`` writes it; with ``hangup``, the run is stopped at its first event
     with output."""
 
-    def __init__(self, request: RunRequest, hangup: bool) -> None:
+    def __init__(self, request: RunRequest, hangup: bool, max_bytes: int | None = None) -> None:
         self.out = io.BytesIO()
+        self.max_bytes = max_bytes
+        self.stopped = False
         redactor = Redactor(request.secrets())
         created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         header = header_line(
@@ -92,7 +96,15 @@ class CaptureSink:
         self.recorded.response(t, status, content_type)
 
     def read(self, t: float, data: bytes) -> None:
+        if self.stopped:
+            return
         self.recorded.read(t, data)
+        if self.max_bytes is not None and self.out.tell() > self.max_bytes and self.run:
+            self.stopped = True
+            self.run.stop(
+                "too_large",
+                f"the answer passed its cap of {self.max_bytes / 1e6:g} MB; it was stopped",
+            )
 
     def end(self, t: float, reason: str, error: str | None) -> None:
         self.recorded.end(t, reason, self.redactor.text(error) if error else None)
@@ -117,7 +129,7 @@ def request_once(options: Options, body: Body, seconds: float, *, hangup: bool =
         api=options.api,
         model=options.model,
     )
-    sink = CaptureSink(request, hangup)
+    sink = CaptureSink(request, hangup, options.max_bytes)
     timeouts = Timeouts(
         connect=min(CONNECT_S, seconds), first_byte=seconds, idle=seconds, total=seconds
     )

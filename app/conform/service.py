@@ -7,7 +7,9 @@ serving ``GET /api/conform/<id>`` shows the progress.
 
 Every resource is capped: batteries at once in a process (``STREAMSCOPE_MAX_CONFORM_RUNS``,
 more are refused as busy), cases at once in a battery (``CONCURRENCY``), a deadline per case
-(``CASE_TIMEOUT_S``, no longer than a live run's), the client judges not run (seconds and a
+(``CASE_TIMEOUT_S``, no longer than a live run's), a request's recording
+(``STREAMSCOPE_MAX_LIVE_MB``, as a live run's: past it the request is stopped, ``too_large``),
+the client judges not run (seconds and a
 process each: ``streamscope conform --judges`` runs them)."""
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ class ConformService:
             case_timeout_s=min(CASE_TIMEOUT_S, self.settings.total_timeout),
             stall_ms=self.settings.stall_ms,
             policy=self.live.policy,
+            max_bytes=int(self.settings.max_live_mb * 1_000_000),
         )
         return options, cases, expires
 
