@@ -73,8 +73,8 @@ def test_an_expired_report_is_gone_and_purged_with_the_captures(store):
     assert store.report(record.id) is None
     assert store.delete_report(record.id, token) is None
     store.purge_expired()
-    rows = store.execute("SELECT id FROM conform_reports").fetchall()
-    assert [row[0] for row in rows] == [kept.id]
+    ids = {row[0] for row in store.execute("SELECT id FROM conform_reports").fetchall()}
+    assert record.id not in ids and kept.id in ids  # (PostgreSQL's database is the module's)
 
 
 def test_a_second_store_on_the_same_database_reads_the_progress(tmp_path):
