@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from ..quirky_upstream import QuirkyUpstream
+from .test_accessibility import violations
 from .test_player import wait_until
 
 QUIRK = "quirk/sglang-double-finish"
@@ -49,6 +50,7 @@ def run_battery(page, server, quirky, model: str) -> str:
     assert [rows.nth(i).get_attribute("data-case") for i in range(rows.count())] == CASES
     assert "running" not in [rows.nth(i).get_attribute("data-verdict") for i in range(rows.count())]
     assert "Done:" in page.get_by_test_id("conform-status").text_content()
+    assert violations(page) == []  # the form with its progress
     link = page.get_by_test_id("conform-report-link").get_attribute("href")
     assert link.startswith("/conform/")
     return link
@@ -69,6 +71,7 @@ def test_run_a_battery_open_a_case_at_its_finding_compare_and_delete(page, serve
     assert verdicts(page) == {"plain": "pass", "tool-single": "pass"}
     assert page.get_by_test_id("conform-summary").get_attribute("data-passed") == "true"
     shot(page, "conform-report-clean")
+    assert violations(page) == []  # axe-core: no serious or critical violation
 
     quirked = run_battery(page, server, quirky, QUIRK)
     page.goto(server.url + quirked)
@@ -104,6 +107,7 @@ def test_run_a_battery_open_a_case_at_its_finding_compare_and_delete(page, serve
     assert tool.get_attribute("data-change") == "worse"
     assert "2 worse" in page.get_by_test_id("conform-compare-summary").text_content()
     shot(page, "conform-compare")
+    assert violations(page) == []
 
     # This browser started the clean report: it may delete it (its captures go with it).
     page.goto(server.url + clean)
