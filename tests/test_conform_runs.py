@@ -170,3 +170,34 @@ def test_an_answer_past_the_live_runs_cap_is_stopped_and_the_case_fails(tmp_path
     capture_id = plain["capture"].removeprefix("/c/")
     size = len(services_of(app).store.read_bytes(capture_id))
     assert 1_000_000 < size < 3_000_000, size  # what arrived until the cap, kept
+
+
+def test_deleting_a_running_report_stops_its_battery_and_frees_its_slot(tmp_path, fake):
+    app = create_app({"data_dir": str(tmp_path / "data"), "max_conform_runs": 1})
+    client = app.test_client()
+    model = "slow:9"  # about a second a case
+    only = ["plain", "long", "unicode", "no-usage", "max-tokens"]
+    before = sum(1 for r in fake.requests if (r["body"] or {}).get("model") == model)
+    answer = client.post(
+        "/api/conform", json={"base_url": fake.url, "model": model, "only": only}, headers=HOST
+    )
+    assert answer.status_code == 202
+    started = answer.get_json()
+    deadline = time.monotonic() + 10
+    while not (client.get(f"/api/conform/{started['id']}", headers=HOST).get_json()["report"]):
+        assert time.monotonic() < deadline, "the first case did not end"
+        time.sleep(0.02)
+    token = {"X-Delete-Token": started["delete_token"]}
+    assert client.delete(f"/api/conform/{started['id']}", headers={**HOST, **token}).status_code
+    # The two cases running then end; the two not started are not run, and the slot is free.
+    clean = {"base_url": fake.url, "model": "conform", "only": "plain"}
+    deadline = time.monotonic() + 10
+    while (again := client.post("/api/conform", json=clean, headers=HOST)).status_code != 202:
+        assert time.monotonic() < deadline, "the slot was not given back"
+        time.sleep(0.05)
+    finished(client, again.get_json()["id"])
+    sent = sum(1 for r in fake.requests if (r["body"] or {}).get("model") == model) - before
+    assert sent == 3, sent  # the first case, then the two running when it was deleted
+    assert services_of(app).store.execute(
+        "SELECT COUNT(*) FROM captures WHERE title LIKE ?", ("%slow:9%",)
+    ).fetchone() == (0,)  # what the running cases recorded after the deletion was dropped

@@ -57,6 +57,9 @@ class Options:
     share: Callable[[str, bytes], dict[str, Any]] | None = None
     policy: Policy = field(default_factory=lambda: Policy(public=False))
     max_bytes: int | None = None  # a request's recording past this is stopped, too_large
+    # Whether the battery is to stop (the page's report was deleted): the cases not started yet
+    # are not run, each said in its row.
+    cancelled: Callable[[], bool] = lambda: False
 
     @property
     def shown_url(self) -> str:
@@ -208,7 +211,10 @@ def run_battery(
     lock = threading.Lock()
 
     def one(case: Case) -> CaseReport:
-        report = run_case(case, options)
+        if options.cancelled():
+            report = CaseReport(case.name, case.expects, "fail", "not run: the battery stopped")
+        else:
+            report = run_case(case, options)
         with lock:
             progress(report)
         return report

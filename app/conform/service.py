@@ -155,6 +155,7 @@ class ConformService:
         started, began = stamp(), time.monotonic()
         order = {case.name: at for at, case in enumerate(cases)}
         done: list[CaseReport] = []
+        gone = threading.Event()  # the report was deleted: the cases not started are not run
 
         def keep(title: str, capture: bytes) -> dict[str, Any]:
             """A case's capture, stored as an upload is; its player URL (never its token)."""
@@ -167,6 +168,7 @@ class ConformService:
                 return {"url": None, "error": exc.message}
             capture_id = imported.record.id
             if not self.store.update_report(report_id, add_capture=capture_id):
+                gone.set()
                 self.store.delete(capture_id, imported.token)  # the report went meanwhile
                 return {"url": None, "error": "the report was deleted"}
             return {"url": f"/c/{capture_id}"}
@@ -175,9 +177,11 @@ class ConformService:
             done.append(report)
             done.sort(key=lambda r: order.get(r.case, len(order)))
             so_far = Battery(list(done), True, None, (time.monotonic() - began) * 1000)
-            self.store.update_report(report_id, document=document(options, so_far, started))
+            if not self.store.update_report(report_id, document=document(options, so_far, started)):
+                gone.set()
 
         options.share = keep
+        options.cancelled = gone.is_set
         battery = run_battery(cases, options, progress)
         self.store.update_report(
             report_id, state="done", document=document(options, battery, started)
