@@ -126,7 +126,7 @@ def stored_report(app, cases: list[dict], state: str = "done") -> tuple[str, str
     return record.id, token
 
 
-def entry(name, verdict, rules=(), why="ok", capture="/c/abc", run=None):
+def entry(name, verdict, rules=(), why="ok", capture="/c/abc", run=None, shared=()):
     finding = {"severity": "error", "title": "t", "message": "m"}
     return {
         "case": name,
@@ -136,6 +136,7 @@ def entry(name, verdict, rules=(), why="ok", capture="/c/abc", run=None):
         "findings": [{**finding, "rule": rule, **({"run": run} if run else {})} for rule in rules],
         "judges": [],
         "capture": capture,
+        "shared": [{"url": url} for url in shared],
         "metrics": {"ttft_ms": 12.4, "itl_p50_ms": 2.0},
     }
 
@@ -147,6 +148,7 @@ def test_the_report_page_is_the_card_with_each_capture_at_its_first_finding(clie
             entry("plain", "pass", why="<script>alert(1)</script>"),
             entry("n2", "fail", rules=["finish-reason-repeated", "done-missing"]),
             entry("tool-result-turn", "fail", rules=["done-missing"], run=2),
+            entry("concurrent", "fail", rules=["done-missing"], run=2, shared=["/c/a", "/c/b"]),
             entry("bad-request", "pass", capture=None),
         ],
     )
@@ -155,11 +157,16 @@ def test_the_report_page_is_the_card_with_each_capture_at_its_first_finding(clie
     html = answer.get_data(as_text=True)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)" in html
     rows = re.findall(r'data-testid="conform-case" data-case="([a-z0-9-]+)"', html)
-    assert rows == ["plain", "n2", "tool-result-turn", "bad-request"]
+    assert rows == ["plain", "n2", "tool-result-turn", "concurrent", "bad-request"]
     links = re.findall(r'href="(/c/[^"]*)" data-testid="conform-capture"', html)
-    # The first finding of the first request; a finding of the second request only is not
-    # in the first request's capture, so that link opens it at its start.
-    assert links == ["/c/abc", "/c/abc?finding=finish-reason-repeated", "/c/abc"]
+    # At the case's first finding, in the capture of the request it is in; when that capture
+    # is not known, the first request's at its start.
+    assert links == [
+        "/c/abc",
+        "/c/abc?finding=finish-reason-repeated",
+        "/c/abc",
+        "/c/b?finding=done-missing",
+    ]
     assert 'href="/rules#done-missing"' in html
     assert "12 ms" in html
     api = client.get(f"/api/conform/{report}", headers=HOST).get_json()

@@ -107,17 +107,30 @@ def _signed_ms(value: Any) -> str:
     return f"{value:+,.0f} ms" if isinstance(value, int | float) else ""
 
 
+def _opening(entry: dict[str, Any]) -> tuple[str | None, str | None]:
+    """Where the case's row opens the player: the capture of the request its first finding is
+    in, at that finding (``?finding=<rule>``); the first request's capture at its start when it
+    found nothing (or that request's capture is not known)."""
+    capture = entry.get("capture")
+    capture = capture if isinstance(capture, str) and capture.startswith("/c/") else None
+    findings = entry.get("findings") or []
+    if not findings:
+        return capture, None
+    first = findings[0]
+    run = first.get("run", 1)
+    shared = [s.get("url") for s in entry.get("shared") or [] if isinstance(s, dict)]
+    target = capture if run == 1 else (shared[run - 1] if 0 < run <= len(shared) else None)
+    if isinstance(target, str) and target.startswith("/c/"):
+        return f"{target}?finding={first['rule']}", first["rule"]
+    return capture, None
+
+
 def _rows(document: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The card's rows as the page shows them: each case's capture link opens the player at
-    its first finding (``?finding=<rule>``, the first request's)."""
+    """The card's rows as the page shows them."""
     rows = []
     for entry in (document or {}).get("cases", []):
-        findings = [f for f in entry.get("findings", []) if f.get("run", 1) == 1]
         rules = list(dict.fromkeys(f["rule"] for f in entry.get("findings", [])))
-        capture = entry.get("capture")
-        link = None
-        if isinstance(capture, str) and capture.startswith("/c/"):
-            link = capture + (f"?finding={findings[0]['rule']}" if findings else "")
+        link, first = _opening(entry)
         metrics = entry.get("metrics") or {}
         judges = entry.get("judges") or []
         rows.append(
@@ -132,7 +145,7 @@ def _rows(document: dict[str, Any] | None) -> list[dict[str, Any]]:
                 "ttft": _ms(metrics.get("ttft_ms")),
                 "itl": _ms(metrics.get("itl_p50_ms")),
                 "link": link,
-                "first": findings[0]["rule"] if findings else None,
+                "first": first,
             }
         )
     return rows
