@@ -5,6 +5,7 @@
 
 import { clear, el } from "./dom.js";
 import * as endpoint from "./endpoint.js";
+import { progressOf } from "./conformstate.js";
 import * as mine from "./mine.js";
 
 const KEY = "streamscope.conform.form"; // the form without its key, for the next visit
@@ -57,20 +58,15 @@ function restore() {
 
 /** The progress rows: one per planned case, its verdict and why once it has ended. */
 function showProgress(answer) {
-  const done = new Map((answer.report?.cases ?? []).map((entry) => [entry.case, entry]));
+  const { rows: lines, text } = progressOf(answer);
   clear(rows);
-  for (const name of answer.planned) {
-    const entry = done.get(name);
-    const row = el("tr", { "data-testid": "conform-progress-row", dataset: { case: name, verdict: entry ? entry.verdict : "running" } });
-    row.append(el("th", { scope: "row" }, name), el("td", { "data-field": "verdict" }, entry ? entry.verdict : "…"), el("td", { "data-field": "why" }, entry ? entry.why : ""));
+  for (const line of lines) {
+    const row = el("tr", { "data-testid": "conform-progress-row", dataset: { case: line.case, verdict: line.verdict } });
+    row.append(el("th", { scope: "row" }, line.case), el("td", { "data-field": "verdict" }, line.verdict === "running" ? "…" : line.verdict), el("td", { "data-field": "why" }, line.why));
     rows.appendChild(row);
   }
   progress.dataset.state = answer.state;
-  const summary = answer.report?.summary;
-  if (answer.state === "running") say(`Running: ${done.size} of ${answer.planned.length} cases done.`);
-  else if (answer.state === "failed") say(`The battery failed: ${answer.error ?? "no reason given"}`);
-  else if (answer.report?.server?.reached === false) say(`The server could not be reached: ${answer.report.server.error}`);
-  else if (summary) say(`Done: ${summary.pass} pass, ${summary.warn} warn, ${summary.fail} fail, ${summary.unsupported} unsupported.`);
+  say(text);
 }
 
 async function follow(id) {

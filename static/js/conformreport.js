@@ -2,10 +2,10 @@
 // again until it ends; the browser that started it (its delete token in mine.js) may delete
 // it; a second report's link or id opens the comparison, /conform/<a>/<b>.
 
+import { compareUrl, otherId } from "./conformstate.js";
 import * as mine from "./mine.js";
 
 const POLL_MS = 1000;
-const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const card = document.getElementById("conform-report");
 const id = card.dataset.report;
 const status = card.querySelector('[data-testid="conform-report-status"]');
@@ -27,13 +27,6 @@ async function waitForEnd() {
       return;
     }
   }
-}
-
-/** The other report's id, from its link (…/conform/<id>) or the id itself; null if neither. */
-export function otherId(text) {
-  const value = text.trim().replace(/[?#].*$/, "").replace(/\/+$/, "");
-  const last = value.split("/").pop();
-  return ID.test(last) ? last : null;
 }
 
 const mineEntry = mine.find(id, mine.REPORTS);
@@ -60,7 +53,7 @@ compareForm.addEventListener("submit", (event) => {
     status.textContent = "That is not a report's link or id.";
     return;
   }
-  location.href = `/conform/${encodeURIComponent(id)}/${encodeURIComponent(other)}`;
+  location.href = compareUrl(id, other);
 });
 
 if (card.dataset.state === "running") waitForEnd();
