@@ -19,7 +19,7 @@ async function waitForEnd() {
       const response = await fetch(`/api/conform/${encodeURIComponent(id)}`, { headers: { Accept: "application/json" } });
       if (!response.ok) return;
       const answer = await response.json();
-      if (answer.state !== "running" || answer.report?.cases?.length !== card.querySelectorAll('[data-testid="conform-case"]').length) {
+      if (answer.state !== "running" || (answer.report?.cases?.length ?? 0) !== card.querySelectorAll('[data-testid="conform-case"]').length) {
         location.reload();
         return;
       }

@@ -160,3 +160,18 @@ def test_a_request_the_server_refuses_is_said_in_the_form(page, server):
     assert page.get_by_test_id("conform-run").is_enabled()
     assert page.get_by_test_id("conform-progress").is_hidden()
     page.errors.expect("400")  # the browser logs the refused request
+
+
+def test_a_report_still_running_is_read_again_until_it_ends(page, server, fake):
+    started = httpx.post(
+        f"{server.url}/api/conform",
+        json={"base_url": fake.url, "model": "slow:10", "only": ["plain", "no-usage"]},
+    ).json()
+    page.goto(server.url + started["url"])
+    card = page.get_by_test_id("conform-card")
+    assert card.get_attribute("data-state") == "running"
+    assert "Running:" in page.get_by_test_id("conform-running").text_content()
+    # The page reloads as cases end (a selector wait lives through the reloads).
+    page.wait_for_selector('#conform-report[data-state="done"]', state="attached", timeout=30000)
+    assert set(verdicts(page)) == {"plain", "no-usage"}
+    assert page.get_by_test_id("conform-running").count() == 0
