@@ -201,3 +201,32 @@ def test_deleting_a_running_report_stops_its_battery_and_frees_its_slot(tmp_path
     assert services_of(app).store.execute(
         "SELECT COUNT(*) FROM captures WHERE title LIKE ?", ("%slow:9%",)
     ).fetchone() == (0,)  # what the running cases recorded after the deletion was dropped
+
+
+def test_an_anthropic_battery_with_a_typed_key(app, fake):
+    client = app.test_client()
+    canary = "sk-ant-typed-canary-0123456789abcdef"
+    answer = client.post(
+        "/api/conform",
+        json={
+            "api": "anthropic",
+            "base_url": fake.url.removesuffix("/v1"),
+            "model": "conform",
+            "only": ["plain", "tool-single"],
+            "api_key": canary,
+        },
+        headers=HOST,
+    )
+    assert answer.status_code == 202, answer.get_json()
+    done = finished(client, answer.get_json()["id"])
+    assert done["report"]["server"]["api"] == "anthropic"
+    assert [(c["case"], c["verdict"]) for c in done["report"]["cases"]] == [
+        ("plain", "pass"),
+        ("tool-single", "pass"),
+    ]
+    sent = [r for r in fake.requests if r["path"].endswith("/v1/messages")]
+    assert sent and sent[-1]["headers"]["x-api-key"] == canary
+    store = services_of(app).store
+    for case in done["report"]["cases"]:
+        assert canary.encode() not in store.read_bytes(case["capture"].removeprefix("/c/"))
+    assert canary not in str(done)
