@@ -34,6 +34,7 @@ from ..storage.conform import ConformRecord
 from .card import document
 from .command import BadInput, chosen
 from .judge import CaseReport
+from .model import Case
 from .runner import Battery, Options, run_battery
 
 log = logging.getLogger("streamscope.conform")
@@ -78,7 +79,7 @@ class ConformService:
         self.settings = settings
         self._slots = threading.BoundedSemaphore(max(1, settings.max_conform_runs))
 
-    def options(self, config: dict[str, Any]) -> tuple[Options, list[Any], str]:
+    def options(self, config: dict[str, Any]) -> tuple[Options, list[Case], str]:
         """The battery's options, its cases and the captures' expiry, or ConformError."""
         try:
             api = api_of(config)
@@ -140,7 +141,7 @@ class ConformService:
             raise
         return Started(record, token)
 
-    def _run(self, report_id: str, options: Options, cases: list[Any], expires: str) -> None:
+    def _run(self, report_id: str, options: Options, cases: list[Case], expires: str) -> None:
         try:
             self._battery(report_id, options, cases, expires)
         except Exception as exc:  # the report says so; the server goes on
@@ -151,7 +152,7 @@ class ConformService:
         finally:
             self._slots.release()
 
-    def _battery(self, report_id: str, options: Options, cases: list[Any], expires: str) -> None:
+    def _battery(self, report_id: str, options: Options, cases: list[Case], expires: str) -> None:
         started, began = stamp(), time.monotonic()
         order = {case.name: at for at, case in enumerate(cases)}
         done: list[CaseReport] = []

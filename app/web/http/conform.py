@@ -15,10 +15,10 @@ from ...conform.cases import CASES
 from ...conform.compare import compare as compare_reports
 from ...conform.service import ConformError, ConformService
 from ...live.apis import APIS
-from ...live.service import PRESETS
 from ...storage.conform import ConformRecord
 from ..context import services
 from ..errors import BadRequest, Forbidden, NotFound
+from .live import offered_presets
 
 conform = Blueprint("conform", __name__)
 BATTERY_APIS = tuple(name for name in APIS if any(name in case.apis for case in CASES))
@@ -42,17 +42,11 @@ def _json(record: ConformRecord) -> dict[str, Any]:
 @conform.get("/conform")
 def page() -> str:
     live = services().live
-    urls = live.keys.urls
-    presets = [
-        (name, api, url, env if env in urls and not live.keys.why_not(env, url) else "")
-        for name, api, url, env in PRESETS
-        if api in BATTERY_APIS
-    ]
     return render_template(
         "conform.html",
-        presets=presets,
+        presets=offered_presets(live, BATTERY_APIS),
         apis=[(APIS[name].name, APIS[name].title, APIS[name].example) for name in BATTERY_APIS],
-        key_envs=list(urls.items()),
+        key_envs=list(live.keys.urls.items()),
         cases=CASES,
         public=live.policy.public,
     )
