@@ -175,3 +175,12 @@ def test_a_report_still_running_is_read_again_until_it_ends(page, server, fake):
     page.wait_for_selector('#conform-report[data-state="done"]', state="attached", timeout=30000)
     assert set(verdicts(page)) == {"plain", "no-usage"}
     assert page.get_by_test_id("conform-running").count() == 0
+
+
+def test_list_models_fills_the_model_list(page, server, fake):
+    page.goto(server.url + "/conform")
+    page.get_by_test_id("conform-base-url").fill(fake.url)
+    page.get_by_test_id("conform-list-models").click()
+    wait_until(page, "document.querySelectorAll('#conform-models option').length > 0")
+    assert "models:" in page.get_by_test_id("conform-status").text_content()
+    assert page.get_by_test_id("conform-models-error").is_hidden()
