@@ -183,6 +183,10 @@ class Settings:
         4,
         "live: model lists fetched at once; more get 503 busy at once",
     )
+    max_conform_runs: int = setting(
+        2,
+        "conform: batteries run from the page (POST /api/conform) at once, per process; more get 503 busy",
+    )
     allowed_hosts: str = setting(
         "",
         "Host names this server answers besides its own address (name or name:port, comma-separated; * for any)",

@@ -5,6 +5,7 @@ are wrong). Bad input is said in one line, never a traceback."""
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from datetime import UTC, datetime
@@ -24,6 +25,7 @@ from .cases import CASES
 from .judge import CaseReport, Judge
 from .model import Case
 from .runner import Options, run_battery
+from .share import upload
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -95,7 +97,7 @@ def options_of(args: argparse.Namespace) -> Options:
         out=out,
         stall_ms=args.stall_ms,
         judge=judge,
-        server=server,
+        share=None if server is None else functools.partial(upload, server),
     )
 
 

@@ -4,7 +4,8 @@ capture in memory, read back and judged (``judge.py``); ``--out`` gets the captu
 knows no case: it does what the ``Case`` record says (``copies``, ``hangup``, ``then``).
 
 Every resource is capped: cases at once (``concurrency``), a deadline per case (each of its
-requests gets what is left of it), and a case's copies at once (``MAX_COPIES``)."""
+requests gets what is left of it), a case's copies at once (``MAX_COPIES``) and, where
+``max_bytes`` says (the page: ``STREAMSCOPE_MAX_LIVE_MB``), a request's recording."""
 
 from __future__ import annotations
 
@@ -33,7 +34,6 @@ from ..live.upstream import UpstreamRun
 from .arguments import MAX_CONCURRENCY
 from .judge import CaseReport, Judge, assess
 from .model import Body, Case, Context, Result, Run, read_run
-from .share import upload
 
 log = logging.getLogger("streamscope.conform")
 MAX_COPIES = 8
@@ -52,8 +52,14 @@ class Options:
     out: Path | None = None
     stall_ms: float = DEFAULT_STALL_MS
     judge: Judge | None = None
-    server: str | None = None  # a Streamscope to upload each capture to (share.py)
+    # Where each capture is kept for a share link: ``(title, capture) -> {"url", ...}``, or
+    # ``{"url": None, "error"}`` (``--server``: share.py uploads it; the page: its store).
+    share: Callable[[str, bytes], dict[str, Any]] | None = None
     policy: Policy = field(default_factory=lambda: Policy(public=False))
+    max_bytes: int | None = None  # a request's recording past this is stopped, too_large
+    # Whether the battery is to stop (the page's report was deleted): the cases not started yet
+    # are not run, each said in its row.
+    cancelled: Callable[[], bool] = lambda: False
 
     @property
     def shown_url(self) -> str:
@@ -68,8 +74,10 @@ class CaptureSink:
     ``streamscope record`` writes it; with ``hangup``, the run is stopped at its first event
     with output."""
 
-    def __init__(self, request: RunRequest, hangup: bool) -> None:
+    def __init__(self, request: RunRequest, hangup: bool, max_bytes: int | None = None) -> None:
         self.out = io.BytesIO()
+        self.max_bytes = max_bytes
+        self.stopped = False
         redactor = Redactor(request.secrets())
         created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         header = header_line(
@@ -91,7 +99,15 @@ class CaptureSink:
         self.recorded.response(t, status, content_type)
 
     def read(self, t: float, data: bytes) -> None:
+        if self.stopped:
+            return
         self.recorded.read(t, data)
+        if self.max_bytes is not None and self.out.tell() > self.max_bytes and self.run:
+            self.stopped = True
+            self.run.stop(
+                "too_large",
+                f"the answer passed its cap of {self.max_bytes / 1e6:g} MB; it was stopped",
+            )
 
     def end(self, t: float, reason: str, error: str | None) -> None:
         self.recorded.end(t, reason, self.redactor.text(error) if error else None)
@@ -116,7 +132,7 @@ def request_once(options: Options, body: Body, seconds: float, *, hangup: bool =
         api=options.api,
         model=options.model,
     )
-    sink = CaptureSink(request, hangup)
+    sink = CaptureSink(request, hangup, options.max_bytes)
     timeouts = Timeouts(
         connect=min(CONNECT_S, seconds), first_byte=seconds, idle=seconds, total=seconds
     )
@@ -146,9 +162,9 @@ def run_case(case: Case, options: Options) -> CaseReport:
             runs.append(request_once(options, case.then(context, runs[0]), left()))
         report = assess(case, Result(runs, context), stall_ms=options.stall_ms, judge=options.judge)
         report.captures = write_captures(case, runs, options.out)
-        if options.server:
+        if options.share is not None:
             report.shared = [
-                upload(options.server, f"conform {case.name} ({options.model})", run.capture)
+                options.share(f"conform {case.name} ({options.model})", run.capture)
                 for run in runs
                 if run.capture
             ]
@@ -195,7 +211,10 @@ def run_battery(
     lock = threading.Lock()
 
     def one(case: Case) -> CaseReport:
-        report = run_case(case, options)
+        if options.cancelled():
+            report = CaseReport(case.name, case.expects, "fail", "not run: the battery stopped")
+        else:
+            report = run_case(case, options)
         with lock:
             progress(report)
         return report

@@ -7,7 +7,10 @@ import hmac
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from .conform import ConformRecord
 
 ID_BYTES = 18  # 144 bits, 24 URL-safe characters
 TOKEN_BYTES = 24
@@ -151,5 +154,26 @@ class CaptureStore(Protocol):
 
     def remember_verdicts(self, capture_id: str, streams: list[list[dict[str, Any]]]) -> None:
         """Keep a run of the judges' verdicts in place of the last."""
+
+    def add_report(self, planned: list[str], expires_in: float | None) -> tuple[ConformRecord, str]:
+        """A conformance report, running (storage/conform.py); its record and delete token."""
+
+    def report(self, report_id: str) -> ConformRecord | None:
+        """A conformance report's record, or None when absent or expired."""
+
+    def update_report(
+        self,
+        report_id: str,
+        *,
+        state: str | None = None,
+        document: dict[str, Any] | None = None,
+        error: str | None = None,
+        add_capture: str | None = None,
+    ) -> bool:
+        """Change what is given of a report; False when it is gone."""
+
+    def delete_report(self, report_id: str, token: str | None) -> list[str] | None:
+        """Delete a report and its captures if the token is right: their ids; None when
+        absent; a wrong token raises PermissionError."""
 
     def close(self) -> None: ...

@@ -144,6 +144,26 @@ def m009_capture_judges(schema: Schema) -> None:
     )
 
 
+def m010_conform_reports(schema: Schema) -> None:
+    """``streamscope conform`` reports run from the page (storage/conform.py, docs/conform.md):
+    one row each, its report document as JSON, stored and expiring as captures are."""
+    schema.execute(
+        """CREATE TABLE IF NOT EXISTS conform_reports (
+            id TEXT PRIMARY KEY,
+            created DOUBLE PRECISION NOT NULL,
+            updated DOUBLE PRECISION NOT NULL,
+            expires DOUBLE PRECISION,
+            delete_hash TEXT NOT NULL,
+            state TEXT NOT NULL,
+            planned TEXT NOT NULL,
+            document TEXT,
+            error TEXT,
+            captures TEXT NOT NULL DEFAULT '[]'
+        )"""
+    )
+    schema.execute("CREATE INDEX IF NOT EXISTS conform_reports_expires ON conform_reports(expires)")
+
+
 MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m001_captures,
     m002_capture_parts_counted,
@@ -154,6 +174,7 @@ MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m007_capture_part_offsets,
     m008_capture_notes,
     m009_capture_judges,
+    m010_conform_reports,
 )
 
 

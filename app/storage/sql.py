@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from .base import CaptureRecord, NewCapture, hash_token, new_id, new_token, token_matches
+from .conform import ConformSQL
 from .documents import DocumentsSQL
 from .judges import JudgesSQL
 from .markers import MarkerSQL
@@ -29,7 +30,7 @@ from .rooms import RoomsSQL
 COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect, notes"
 
 
-class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL, JudgesSQL):
+class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL, JudgesSQL, ConformSQL):
     """Subclasses provide ``_connect()``, ``_transaction(db)``, ``PLACEHOLDER`` and ``BLOB``."""
 
     PLACEHOLDER = "?"
@@ -230,11 +231,16 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL, JudgesSQL):
                 return False
             if not token_matches(token, record.delete_hash):
                 raise PermissionError("wrong or missing delete token")
-            self._run(db, "DELETE FROM capture_parts WHERE capture_id = ?", (capture_id,))
-            self._run(db, "DELETE FROM capture_markers WHERE capture_id = ?", (capture_id,))
-            self._run(db, "DELETE FROM capture_judges WHERE capture_id = ?", (capture_id,))
-            self._run(db, "DELETE FROM captures WHERE id = ?", (capture_id,))
+            self._drop_capture(db, capture_id)
         return True
+
+    def _drop_capture(self, db: Any, capture_id: str) -> None:
+        """A capture's rows, in the caller's transaction (a deleted capture, or a deleted
+        conformance report's: conform.py)."""
+        self._run(db, "DELETE FROM capture_parts WHERE capture_id = ?", (capture_id,))
+        self._run(db, "DELETE FROM capture_markers WHERE capture_id = ?", (capture_id,))
+        self._run(db, "DELETE FROM capture_judges WHERE capture_id = ?", (capture_id,))
+        self._run(db, "DELETE FROM captures WHERE id = ?", (capture_id,))
 
     def purge_expired(self) -> int:
         now = time.time()
@@ -243,6 +249,7 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL, JudgesSQL):
             self._run(db, f"DELETE FROM capture_parts WHERE capture_id IN ({expired})", (now,))
             self._run(db, f"DELETE FROM capture_markers WHERE capture_id IN ({expired})", (now,))
             self._run(db, f"DELETE FROM capture_judges WHERE capture_id IN ({expired})", (now,))
+            self._purge_reports(db, now)
             return self._run(
                 db, "DELETE FROM captures WHERE expires IS NOT NULL AND expires <= ?", (now,)
             ).rowcount

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from flask import Flask
 
 from ..captures import Limits
+from ..conform.service import ConformService
 from ..live.policy import Policy, listens_publicly
 from ..live.request import Timeouts
 from ..live.service import LiveService
@@ -32,6 +33,7 @@ from .context import Services
 from .http import proxy
 from .http.api import api
 from .http.compare import compare
+from .http.conform import conform
 from .http.exported import exported
 from .http.judges import judges
 from .http.live import live
@@ -103,11 +105,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )
     sources = Sources(limits, settings.capture_cache_mb * 1024 * 1024, store)
     live_runs.remember = sources.remember  # a finished run is cached as its recording reads
+    importer = Importer(store, limits, settings.max_concurrent_imports, sources.remember)
     Services(
         settings=settings,
         store=store,
         sources=sources,
-        importer=Importer(store, limits, settings.max_concurrent_imports, sources.remember),
+        importer=importer,
         live=live_runs,
         admission=Admission(
             settings.ws_capacity,
@@ -123,6 +126,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         bodies=Bodies(rules, settings.max_receiving, settings.proxy_max_body_mb),
         proxy=proxy_service,
         rooms=room_service(store, live_runs, settings),
+        conform=ConformService(store, live_runs, importer, settings),
     ).install(app)
     errors.install(app)
     logs.install(app)
@@ -146,5 +150,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(proxy.proxy)
     app.register_blueprint(rooms)
     app.register_blueprint(compare)
+    app.register_blueprint(conform)
     sock.init_app(app)
     return app

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from flask import Flask, current_app
 
 if TYPE_CHECKING:  # the services' modules reach their services through this one
+    from ..conform.service import ConformService
     from ..live.service import LiveService
     from ..proxy.service import ProxyService
     from ..rooms.service import RoomService
@@ -37,6 +38,7 @@ class Services:
     proxy: ProxyService
     rooms: RoomService
     results: Results
+    conform: ConformService
 
     def install(self, app: Flask) -> None:
         app.extensions[KEY] = self

@@ -2,10 +2,10 @@
 // remembered settings without the key) and a run's controls; the player follows the run.
 
 import { clear, el } from "./dom.js";
+import * as endpoint from "./endpoint.js";
 import { EXAMPLE_TOOLS, FormError, buildRequest, curlPreview, previewRequest, remembered } from "./livebody.js";
 import * as mine from "./mine.js";
 import { mountPlayer } from "./page.js";
-import { showProblem } from "./problem.js";
 
 const KEY = "streamscope.live";
 const form = document.getElementById("live-form");
@@ -97,37 +97,8 @@ async function showPreview(request, number) {
   preview.dataset.state = "ready";
 }
 
-async function listModels() {
-  const current = values();
-  const body = { base_url: current.base_url };
-  if (current.api_key_env) body.api_key_env = current.api_key_env;
-  else if (current.api_key) body.api_key = current.api_key;
-  let response;
-  let answer;
-  try {
-    response = await fetch("/api/models", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    answer = await response.json();
-  } catch (error) {
-    showModelsError({ message: `no answer from Streamscope (${error.message})` });
-    return;
-  }
-  if (!response.ok) {
-    showModelsError(answer?.error ?? { message: `the server answered ${response.status}` });
-    return;
-  }
-  const datalist = document.getElementById("live-models");
-  clear(datalist);
-  for (const id of answer.models) datalist.appendChild(el("option", { value: id }));
-  showModelsError(null);
-  page.say(`${answer.models.length} models: ${answer.models.slice(0, 8).join(", ")}${answer.models.length > 8 ? "…" : ""}`);
-}
-
-/** The model list's error ({code, message, upstream?}: status, title and the upstream's body
- * behind a toggle, all as text), or none. */
 function showModelsError(error) {
-  if (error) showProblem(modelsError, error, "Models: ");
-  else clear(modelsError);
-  modelsError.hidden = !error;
+  endpoint.showModelsError(modelsError, error);
 }
 
 function showShareLink(url, ended) {
@@ -155,27 +126,10 @@ const page = mountPlayer(root, {
   },
 });
 
-// A key from the server goes only to the base URL the server ties it to (or one under it):
-// choosing one pins the base URL (read-only) there; "(none)" frees it again.
-function pinBaseUrl() {
-  const option = form.elements.api_key_env.selectedOptions[0];
-  const pinned = option?.dataset.baseUrl;
-  const current = form.elements.base_url.value;
-  const under = pinned && (current === pinned || current.startsWith(`${pinned.replace(/\/+$/, "")}/`));
-  if (pinned && !under) form.elements.base_url.value = pinned;
-  form.elements.base_url.readOnly = Boolean(pinned);
-}
-
 form.addEventListener("input", refresh);
 form.addEventListener("change", (event) => {
-  if (event.target.name === "preset" && event.target.value) {
-    form.elements.base_url.value = event.target.value;
-    form.elements.api.value = event.target.selectedOptions[0].dataset.api || form.elements.api.options[0].value;
-    const env = event.target.selectedOptions[0].dataset.env;
-    const offered = env && [...form.elements.api_key_env.options].some((o) => o.value === env);
-    form.elements.api_key_env.value = offered ? env : "";
-  }
-  if (event.target.name === "preset" || event.target.name === "api_key_env") pinBaseUrl();
+  if (event.target.name === "preset") endpoint.applyPreset(form, event.target);
+  if (event.target.name === "preset" || event.target.name === "api_key_env") endpoint.pinBaseUrl(form);
   refresh();
 });
 form.addEventListener("click", (event) => {
@@ -183,7 +137,7 @@ form.addEventListener("click", (event) => {
   if (action === "add-message") addMessage();
   if (action === "remove-message") event.target.closest("li").remove();
   if (action === "example-tools") form.elements.tools.value = JSON.stringify(EXAMPLE_TOOLS, null, 2);
-  if (action === "list-models") listModels();
+  if (action === "list-models") endpoint.listModels(form, "live", (text) => page.say(text));
   if (action === "stop") page.send("stop", runToken ? { delete_token: runToken } : {});
   if (action) refresh();
 });
@@ -207,5 +161,5 @@ form.addEventListener("submit", (event) => {
 });
 
 restore();
-pinBaseUrl();
+endpoint.pinBaseUrl(form);
 refresh();

@@ -1,29 +1,31 @@
 // "My captures": what this browser uploaded, kept in localStorage (never on the server).
 // Each entry keeps its delete token so that its uploader can rename or delete it later.
+// The conform page keeps the reports it started the same way, under its own key (`REPORTS`).
 
 const KEY = "streamscope.captures";
+export const REPORTS = "streamscope.conform";
 
-export function load() {
+export function load(key = KEY) {
   try {
-    const list = JSON.parse(localStorage.getItem(KEY) || "[]");
+    const list = JSON.parse(localStorage.getItem(key) || "[]");
     return Array.isArray(list) ? list : [];
   } catch {
     return [];
   }
 }
 
-export function save(list) {
-  localStorage.setItem(KEY, JSON.stringify(list));
+export function save(list, key = KEY) {
+  localStorage.setItem(key, JSON.stringify(list));
 }
 
-export function remember(entry) {
-  save([entry, ...load().filter((e) => e.id !== entry.id)]);
+export function remember(entry, key = KEY) {
+  save([entry, ...load(key).filter((e) => e.id !== entry.id)], key);
 }
 
-export function forget(id) {
-  save(load().filter((e) => e.id !== id));
+export function forget(id, key = KEY) {
+  save(load(key).filter((e) => e.id !== id), key);
 }
 
-export function find(id) {
-  return load().find((e) => e.id === id) || null;
+export function find(id, key = KEY) {
+  return load(key).find((e) => e.id === id) || null;
 }

@@ -17,20 +17,25 @@ def _service() -> LiveService:
     return services().live
 
 
+def offered_presets(service: LiveService, apis: tuple[str, ...] | None = None) -> list[tuple]:
+    """The presets (of these APIs) as the form offers them: a preset offers its key variable
+    only where the server ties that variable to its URL (or one it is under); choosing a
+    variable pins the base URL under the one it is tied to (static/js/endpoint.js)."""
+    urls = service.keys.urls
+    return [
+        (name, api, url, env if env in urls and not service.keys.why_not(env, url) else "")
+        for name, api, url, env in PRESETS
+        if apis is None or api in apis
+    ]
+
+
 @live.get("/live")
 def page() -> str:
     service = _service()
     urls = service.keys.urls
-    # A preset offers its key variable only where the server ties that variable to its URL
-    # (or one it is under); choosing a variable pins the base URL under the one it is tied to
-    # (static/js/live.js).
-    presets = [
-        (name, api, url, env if env in urls and not service.keys.why_not(env, url) else "")
-        for name, api, url, env in PRESETS
-    ]
     return render_template(
         "live.html",
-        presets=presets,
+        presets=offered_presets(service),
         apis=[(api.name, api.title, api.example) for api in APIS.values()],
         key_envs=list(urls.items()),
         title="Live: watch an endpoint stream",
