@@ -264,8 +264,12 @@ def test_without_model_the_first_listed_one_is_asked(fake, capsys):
 def test_ctrl_c_ends_the_run_with_130_and_a_line(fake):
     command = [sys.executable, "-m", "app.cli", "conform", "--base-url", fake.url]
     command += ["--model", "slow:30", "--only", "plain,long", "--concurrency", "1"]
+    before = len(fake.requests)
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(1.5)  # the first case (3 s) is running
+    deadline = time.monotonic() + 30
+    while len(fake.requests) == before:  # the first case (3 s) is running once its request came
+        assert time.monotonic() < deadline and process.poll() is None, process.poll()
+        time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
     assert process.returncode == 130

@@ -103,10 +103,12 @@ def test_the_conform_page_has_the_live_forms_fields_and_the_cases(client):
     assert re.findall(r'<option value="([a-z]+)"', apis) == [
         "chat",
         "responses",
+        "completions",
         "anthropic",
-    ]  # APIS order
+    ]  # APIS order, those the battery speaks
     choices = re.findall(r'data-case="([a-z0-9-]+)" data-apis="([a-z ]+)"', html)
-    assert ("n2", "chat") in choices and ("plain", "chat anthropic responses") in choices
+    assert ("n2", "chat completions") in choices
+    assert ("plain", "chat anthropic responses completions") in choices
     assert "OPENAI_API_KEY" in html  # the server's key variables, each with its URL
     assert "js/conform.js" in html and "<script>" not in html
     # The live page still has its own fields, from the same template.
