@@ -250,16 +250,16 @@ class OtlpExporter:
             self._histograms[point.instrument].record(point.value, dict(point.attributes))
 
     def _done(self, sent: int, dropped: int, why: str) -> None:
+        """Count what became of ``sent + dropped`` submitted spans, say a drop (then at most
+        once every ``DROP_LOG_S``), and only then let ``flush`` see them done."""
         with self._lock:
             self.exported += sent
             self.dropped += dropped
-            self._pending -= sent + dropped
             total = self.dropped
             now = time.monotonic()
             say = dropped > 0 and now - self._logged_drop >= DROP_LOG_S
             if say:
                 self._logged_drop = now
-            self._idle.notify_all()
         if say:
             log.warning(
                 "otlp: %d span(s) dropped (%s); %d dropped since start; calls go on",
@@ -267,6 +267,9 @@ class OtlpExporter:
                 why,
                 total,
             )
+        with self._lock:
+            self._pending -= sent + dropped
+            self._idle.notify_all()
 
     # ------------------------------------------------------------------ tests, and a stop
     def flush(self, timeout: float = 30.0) -> bool:
