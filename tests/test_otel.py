@@ -399,3 +399,18 @@ def test_a_receiver_that_never_answers_fills_the_queue_and_submit_never_waits(ca
             assert "otlp-header-canary-77aa" not in caplog.text
         finally:
             exporter.shutdown()
+
+
+def test_spans_the_sampler_leaves_out_are_neither_sent_nor_dropped(monkeypatch):
+    monkeypatch.setenv("OTEL_TRACES_SAMPLER", "always_off")
+    spans = InMemorySpanExporter()
+    exporter = OtlpExporter(
+        "http://127.0.0.1:9", span_exporter=spans, metric_reader=InMemoryMetricReader()
+    )
+    try:
+        assert exporter.submit(job())
+        assert exporter.flush(10)
+        assert (exporter.exported, exporter.dropped) == (0, 0)
+        assert spans.get_finished_spans() == ()
+    finally:
+        exporter.shutdown()

@@ -174,7 +174,7 @@ class OtlpExporter:
         try:
             self._queue.put_nowait(job)
         except queue.Full:
-            self._done(0, 1, "the export queue is full")
+            self._done(1, 0, 1, "the export queue is full")
             return False
         return True
 
@@ -205,10 +205,12 @@ class OtlpExporter:
         except Exception:
             log.exception("exporting spans failed")
             ok = False
+        # A span the sampler (OTEL_TRACES_SAMPLER) left out is neither sent nor dropped.
         if spans and not ok:
-            self._done(0, len(jobs), f"the receiver at {self.endpoint} did not take them")
+            why = f"the receiver at {self.endpoint} did not take them"
+            self._done(len(jobs), 0, failed + len(spans), why)
         else:
-            self._done(len(spans), failed, "they could not be made")
+            self._done(len(jobs), len(spans), failed, "they could not be made")
 
     def _span_of(self, job: Job) -> CallSpan:
         metrics = compute(job.stream, job.stall_ms)
@@ -249,9 +251,10 @@ class OtlpExporter:
         for point in made.points:
             self._histograms[point.instrument].record(point.value, dict(point.attributes))
 
-    def _done(self, sent: int, dropped: int, why: str) -> None:
-        """Count what became of ``sent + dropped`` submitted spans, say a drop (then at most
-        once every ``DROP_LOG_S``), and only then let ``flush`` see them done."""
+    def _done(self, calls: int, sent: int, dropped: int, why: str) -> None:
+        """Count what became of ``calls`` submitted calls (``sent`` spans taken, ``dropped``
+        lost), say a drop (then at most once every ``DROP_LOG_S``), and only then let
+        ``flush`` see them done."""
         with self._lock:
             self.exported += sent
             self.dropped += dropped
@@ -268,7 +271,7 @@ class OtlpExporter:
                 total,
             )
         with self._lock:
-            self._pending -= sent + dropped
+            self._pending -= calls
             self._idle.notify_all()
 
     # ------------------------------------------------------------------ tests, and a stop
