@@ -118,13 +118,20 @@ class Phoenix:
 
     def span_where(self, key: str, value: Any, timeout: float = 30) -> dict[str, Any]:
         """The span whose attribute ``key`` is ``value``, once Phoenix has it."""
+        return self.spans_where(key, value, 1, timeout)[0]
+
+    def spans_where(
+        self, key: str, value: Any, count: int, timeout: float = 30
+    ) -> list[dict[str, Any]]:
+        """The spans whose attribute ``key`` is ``value``, once Phoenix has ``count`` of them
+        (it stores what it received a moment later)."""
         deadline = time.monotonic() + timeout
         while True:
-            for span in self.spans():
-                if span.get("attributes", {}).get(key) == value:
-                    return span
+            found = [s for s in self.spans() if s.get("attributes", {}).get(key) == value]
+            if len(found) >= count:
+                return found
             if time.monotonic() > deadline:
-                raise AssertionError(f"no span with {key}={value!r} in {timeout} s")
+                raise AssertionError(f"{len(found)} span(s) with {key}={value!r} in {timeout} s")
             time.sleep(0.25)
 
     def tail(self, size: int = 3000) -> str:

@@ -138,8 +138,10 @@ def test_export_otlp_sends_a_stored_capture(server, fake, phoenix, tmp_path):
     )
     assert sent.returncode == 0, sent.stderr
     shared = f"{server.url}/c/{call['recording']}"
-    spans = [s for s in phoenix.spans() if s["attributes"].get("streamscope.share_url") == shared]
-    assert len(spans) >= 2  # the server's own span, and the one export --otlp sent
+    # the server's own span, and the one export --otlp sent, of the same call
+    spans = phoenix.spans_where("streamscope.share_url", shared, 2)
+    assert len(spans) == 2 and len({s["context"]["span_id"] for s in spans}) == 2
+    assert {s["attributes"]["streamscope.capture.id"] for s in spans} == {call["recording"]}
     inspected = subprocess.run(
         [sys.executable, "-m", "app.cli", "inspect", "--json", str(path)],
         cwd=ROOT,
