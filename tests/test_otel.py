@@ -7,10 +7,16 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import threading
 import time
 from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
+    ExportMetricsServiceRequest,
+)
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
@@ -414,3 +420,74 @@ def test_spans_the_sampler_leaves_out_are_neither_sent_nor_dropped(monkeypatch):
         assert spans.get_finished_spans() == ()
     finally:
         exporter.shutdown()
+
+
+class Receiver:
+    """A loopback OTLP/HTTP receiver: keeps each request's path, headers and body, answers 200."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, str], bytes]] = []
+        kept = self.requests
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                kept.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_spans_and_metrics_go_out_as_otlp_protobuf_with_the_headers():
+    receiver = Receiver()
+    exporter = OtlpExporter(
+        receiver.url, parse_headers("Authorization=Bearer%20otlp-canary-9d1e,x-team=blue")
+    )
+    try:
+        assert exporter.submit(job())
+        assert exporter.flush(10)
+        assert exporter.exported == 1
+    finally:
+        exporter.shutdown()
+        receiver.stop()
+    by_path = {path: (headers, body) for path, headers, body in receiver.requests}
+    assert set(by_path) == {"/v1/traces", "/v1/metrics"}
+    for headers, _ in by_path.values():
+        assert headers["authorization"] == "Bearer otlp-canary-9d1e"
+        assert headers["x-team"] == "blue"
+        assert headers["content-type"] == "application/x-protobuf"
+    traces = ExportTraceServiceRequest()
+    traces.ParseFromString(by_path["/v1/traces"][1])
+    (resource,) = traces.resource_spans
+    (scope,) = resource.scope_spans
+    assert scope.schema_url == SCHEMA_URL
+    (span,) = scope.spans
+    assert span.name == "chat gpt-4o"
+    attributes = {a.key: a.value for a in span.attributes}
+    assert attributes["gen_ai.response.time_to_first_chunk"].double_value == pytest.approx(0.12)
+    assert attributes["gen_ai.usage.output_tokens"].int_value == 7
+    assert [
+        v.string_value for v in attributes["gen_ai.response.finish_reasons"].array_value.values
+    ] == ["stop"]
+    assert span.end_time_unix_nano - span.start_time_unix_nano == 245_000_000
+    metrics = ExportMetricsServiceRequest()
+    metrics.ParseFromString(by_path["/v1/metrics"][1])
+    names = {
+        m.name: m for rm in metrics.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
+    }
+    assert set(names) == {DURATION, TIME_TO_FIRST_CHUNK, TIME_PER_OUTPUT_CHUNK, TOKEN_USAGE}
+    (ttft,) = names[TIME_TO_FIRST_CHUNK].histogram.data_points
+    assert ttft.count == 1 and ttft.sum == pytest.approx(0.12)
