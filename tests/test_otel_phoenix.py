@@ -32,6 +32,8 @@ pytestmark = [
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = "replay:openai-gpt4o-content-plain.sse"
 HEADER_SECRET = "otlp-header-canary-3f9a1c77e2"
+CALL_KEY = "call-key-canary-not-key-shaped-51b7"  # the call's own credential: its redactor's
+SHAPED = "sk-proj-shapedcanary0123456789abcdefXYZ"  # key-shaped: the sweep's
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +87,7 @@ def test_a_proxied_call_is_a_genai_span_in_phoenix(server, fake, phoenix):
         call["ttft_ms"] / 1000, abs=1e-6
     )
     assert span["status_code"] != "ERROR"
+    assert "gen_ai.input.messages" not in a and "gen_ai.output.messages" not in a  # off
     # The span lasts from the request to the stream's end: the call's duration, within the
     # few ms between the recording's start and the call's own clock.
     duration_ms = (phoenix_time(span["end_time"]) - phoenix_time(span["start_time"])) * 1000
@@ -125,11 +128,12 @@ def test_export_otlp_sends_a_stored_capture(server, fake, phoenix, tmp_path):
             "-m",
             "app.cli",
             "export",
-            call["recording"],
             "--server",
             server.url,
             "--otlp",
             phoenix.url,
+            "--",  # an id may start with "-"
+            call["recording"],
         ],
         cwd=ROOT,
         capture_output=True,
@@ -172,3 +176,33 @@ def test_a_live_run_is_a_genai_span_in_phoenix(server, fake, phoenix):
     assert span["attributes"]["gen_ai.response.time_to_first_chunk"] == pytest.approx(
         ttft / 1000, abs=1e-6
     )
+
+
+def test_content_goes_out_only_when_asked_and_scrubbed(tmp_path, fake, phoenix):
+    """``STREAMSCOPE_OTLP_CONTENT=1``: the prompt and the completion reach Phoenix, without the
+    call's key or a key-shaped string in either (the server above sends none of it)."""
+    env = {"STREAMSCOPE_OTLP_ENDPOINT": phoenix.url, "STREAMSCOPE_OTLP_CONTENT": "1"}
+    body = {
+        "model": MODEL,
+        "stream": True,
+        "messages": [{"role": "user", "content": f"my other key is {SHAPED} and {CALL_KEY}"}],
+    }
+    headers = {"Authorization": f"Bearer {CALL_KEY}"}
+    with proxy_server(tmp_path / "data", fake, env=env) as content_server:
+        with httpx.stream(
+            "POST",
+            f"{content_server.url}/proxy/local/v1/chat/completions",
+            json=body,
+            headers=headers,
+            timeout=30,
+        ) as answer:
+            assert answer.status_code == 200
+            b"".join(answer.iter_raw())
+        call = finished_call(content_server)
+        span = phoenix.span_where("streamscope.capture.id", call["recording"])
+    given = json.loads(span["attributes"]["gen_ai.input.messages"])
+    answered = json.loads(span["attributes"]["gen_ai.output.messages"])
+    assert given[0]["role"] == "user" and "my other key is" in given[0]["parts"][0]["content"]
+    assert answered[0]["role"] == "assistant" and answered[0]["parts"][0]["content"]
+    everything = json.dumps(span)
+    assert SHAPED not in everything and CALL_KEY not in everything
