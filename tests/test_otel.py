@@ -24,6 +24,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 from app.captures import Limits
 from app.captures.ingest import ingest
 from app.captures.timed import end_line, header_line, read_line, response_line
+from app.cli import main
 from app.domain.metrics import compute
 from app.live.redact import Redactor
 from app.otel.exporter import BATCH, OtlpExporter, parse_headers, signal_url
@@ -491,3 +492,30 @@ def test_spans_and_metrics_go_out_as_otlp_protobuf_with_the_headers():
     assert set(names) == {DURATION, TIME_TO_FIRST_CHUNK, TIME_PER_OUTPUT_CHUNK, TOKEN_USAGE}
     (ttft,) = names[TIME_TO_FIRST_CHUNK].histogram.data_points
     assert ttft.count == 1 and ttft.sum == pytest.approx(0.12)
+
+
+def test_export_otlp_on_the_command_line(tmp_path, capsys):
+    header, _ = timed(WHOLE, end=(245.0, "done"))
+    path = tmp_path / "call.timed.jsonl"
+    data = header_line(created=CREATED, source=header["source"], request=header["request"])
+    data += b"".join(read_line(t, text.encode()) for t, text in WHOLE)
+    path.write_bytes(data)
+    receiver = Receiver()
+    try:
+        assert main(["export", str(path), "--otlp", receiver.url]) == 0
+    finally:
+        receiver.stop()
+    assert "sent 1 span(s) of call.timed.jsonl" in capsys.readouterr().out
+    assert [p for p, _, _ in receiver.requests] == ["/v1/traces"]  # spans only, no metrics
+    traces = ExportTraceServiceRequest()
+    traces.ParseFromString(receiver.requests[0][2])
+    (span,) = traces.resource_spans[0].scope_spans[0].spans
+    attributes = {a.key: a.value for a in span.attributes}
+    assert attributes["streamscope.capture.file"].string_value == "call.timed.jsonl"
+    assert attributes["gen_ai.response.time_to_first_chunk"].double_value == pytest.approx(0.12)
+    # A receiver that is down: said, exit 1; no file: exit 2; neither -o nor --otlp: exit 2.
+    assert main(["export", str(path), "--otlp", f"http://127.0.0.1:{free_port()}"]) == 1
+    assert "1 dropped" in capsys.readouterr().out
+    assert main(["export", str(tmp_path / "none.sse"), "--otlp", "http://127.0.0.1:9"]) == 2
+    assert main(["export", str(path)]) == 2
+    assert "-o FILE (or --otlp URL)" in capsys.readouterr().err
