@@ -81,6 +81,7 @@ def timed(
     url: str = "https://api.openai.com/v1/chat/completions",
     request: dict | None = None,
     end: tuple[float, str] | None = None,
+    content_type: str = "text/event-stream",
 ):
     data = header_line(
         created=CREATED,
@@ -89,7 +90,7 @@ def timed(
         if request is not None
         else {"model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "hi"}]},
     )
-    data += response_line(50.0, 200, "text/event-stream")
+    data += response_line(50.0, 200, content_type)
     for t, text in reads:
         data += read_line(t, text.encode())
     if end is not None:
@@ -519,3 +520,32 @@ def test_export_otlp_on_the_command_line(tmp_path, capsys):
     assert main(["export", str(tmp_path / "none.sse"), "--otlp", "http://127.0.0.1:9"]) == 2
     assert main(["export", str(path)]) == 2
     assert "-o FILE (or --otlp URL)" in capsys.readouterr().err
+
+
+def test_a_call_that_did_not_stream_has_no_stream_flag_and_no_chunk_timings():
+    whole = {
+        "id": "chatcmpl-whole",
+        "object": "chat.completion",
+        "model": "gpt-4o-2024-08-06",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+    }
+    request = {"model": "gpt-4o", "messages": []}  # no "stream": the API's default, whole
+    header, stream = timed(
+        [(300.0, json.dumps(whole))],
+        request=request,
+        end=(301.0, "done"),
+        content_type="application/json",
+    )
+    assert stream.container == "json"
+    span = call_span(header, stream, compute(stream))
+    assert "gen_ai.request.stream" not in span.attributes
+    assert "gen_ai.response.time_to_first_chunk" not in span.attributes
+    kinds = {p.instrument for p in span.points}
+    assert kinds == {DURATION, TOKEN_USAGE}
+    assert span.attributes["gen_ai.response.finish_reasons"] == ("stop",)
+    # The same answer asked for with "stream": false, and a streamed one with "stream": true.
+    header, stream = timed(WHOLE, request={"model": "m", "stream": False}, end=(245.0, "done"))
+    assert "gen_ai.request.stream" not in call_span(header, stream, compute(stream)).attributes

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.integration  # starts real servers on loopback
 
 MODEL = "replay:openai-gpt4o-content-plain.sse"
 WARM = 2  # calls before the times are kept (the first ones load what they use)
-CALLS = 6
+CALLS = 8
 
 
 def call(server) -> tuple[bytes, float]:
@@ -55,9 +55,26 @@ def test_a_receiver_that_is_down_leaves_the_calls_as_they_were(tmp_path, fake):
             assert time.monotonic() < deadline, get_json(dead, "/healthz")
             time.sleep(0.1)
         assert get_json(dead, "/healthz")["otlp"] == {"exported": 0, "dropped": WARM + CALLS}
+        # A models listing through the proxy is recorded, but it is no GenAI operation: no span.
+        # The worker takes calls in order, so the chat call after it is the next one counted.
+        with httpx.Client(timeout=30) as client:
+            assert client.get(f"{dead.url}/proxy/local/v1/models").status_code == 200
+        assert finished_call(dead)["path"] == "/v1/models"
+        call(dead)
+        finished_call(dead)
+        deadline = time.monotonic() + 20
+        while get_json(dead, "/healthz")["otlp"]["dropped"] < WARM + CALLS + 1:
+            assert time.monotonic() < deadline, get_json(dead, "/healthz")
+            time.sleep(0.1)
+        time.sleep(0.5)
+        assert get_json(dead, "/healthz")["otlp"]["dropped"] == WARM + CALLS + 1
         said = [line for line in dead.log().splitlines() if "span(s) dropped" in line]
         assert len(said) == 1, said  # one line, not one per call
     # The replay writes an event every 10 ms; the calls take as long with a dead receiver as
-    # without export (medians, so one slow scheduling does not decide).
-    median_off, median_dead = statistics.median(timings["off"]), statistics.median(timings["down"])
-    assert median_dead < median_off * 1.1 + 0.02, timings
+    # without export. This machine's other load only ever slows a call, so the lower quartiles
+    # are compared (bench/bench_otel.py measures the cost per read); and no call waited for
+    # the exporter's timeout (5 s).
+    low_off = statistics.quantiles(timings["off"], n=4)[0]
+    low_dead = statistics.quantiles(timings["down"], n=4)[0]
+    assert low_dead < low_off * 1.1 + 0.02, timings
+    assert max(timings["down"]) < 2.5, timings

@@ -158,7 +158,10 @@ class LiveService:
         """A finished run (or proxied call) is in the store: cached as its recording reads,
         and handed to the OpenTelemetry exporter when there is one (it never waits)."""
         self.remember(record, run.capture())
-        if self.otel is not None:
+        # A call to an LLM API, or one whose answer read as a dialect's: a models listing or
+        # a health check through the proxy is not a GenAI operation.
+        llm = bool(run.recorder.header.get("api")) or run.stream.dialect is not None
+        if self.otel is not None and llm:
             self.otel.submit(
                 Job(
                     run.recorder.header,

@@ -175,11 +175,13 @@ def call_span(
     shape = normalized(timeline.runs, dialect, completion)
     truncated = _truncated(stream, timeline.present)
 
+    streaming = is_streaming(request, url, stream)
     attributes: dict[str, AttributeValue] = {
         "gen_ai.operation.name": operation,
         "gen_ai.provider.name": provider(url, dialect.name),
-        "gen_ai.request.stream": True,
     }
+    if streaming:  # the conventions: set if and only if the request streamed
+        attributes["gen_ai.request.stream"] = True
     if request_model:
         attributes["gen_ai.request.model"] = request_model
     if isinstance(response_model, str) and response_model:
@@ -200,7 +202,7 @@ def call_span(
     ):
         if usage.get(key) is not None:
             attributes[name] = int(usage[key])  # type: ignore[arg-type]
-    if metrics.ttft_ms is not None:
+    if metrics.ttft_ms is not None and streaming:
         attributes["gen_ai.response.time_to_first_chunk"] = metrics.ttft_ms / 1000
     host = urlsplit(url)
     if host.hostname:
@@ -228,9 +230,24 @@ def call_span(
     end_ms = ended_ms if ended_ms is not None else _last_ms(stream, metrics)
     end_ns = start_ns + max(0, round((end_ms or 0.0) * 1_000_000))
     name = f"{operation} {request_model}" if request_model else operation
-    points = _points(attributes, metrics, usage, (end_ns - start_ns) / 1e9)
+    points = _points(attributes, metrics, usage, (end_ns - start_ns) / 1e9, streaming)
     message = scrub(stream.end_error)[:TEXT_CAP] if stream.end_error else None
     return CallSpan(name, start_ns, end_ns, attributes, error_type, message, points, parent)
+
+
+def is_streaming(request: Mapping[str, Any], url: str, stream: Stream) -> bool:
+    """Whether the call streamed: the request's own ``stream`` flag where it has one (Ollama
+    streams unless told not to), a streaming path (Gemini's ``:streamGenerateContent``,
+    Bedrock's ``converse-stream``), else what came: anything but one whole JSON body."""
+    flag = request.get("stream")
+    if isinstance(flag, bool):
+        return flag
+    path = urlsplit(url).path
+    if ":streamGenerateContent" in path or path.endswith("/converse-stream"):
+        return True
+    if ":generateContent" in path or path.endswith("/converse"):
+        return False
+    return stream.container != "json" or stream.dialect_name == "ollama"
 
 
 def _object(value: Any) -> Mapping[str, Any]:
@@ -340,7 +357,10 @@ def _points(
     metrics: Metrics,
     usage: Mapping[str, int | None],
     duration_s: float,
+    streaming: bool,
 ) -> tuple[Point, ...]:
+    """The call's metric records; time to first chunk and per output chunk only for a
+    streamed call (the conventions: they SHOULD NOT be reported otherwise)."""
     keys = (
         "gen_ai.operation.name",
         "gen_ai.provider.name",
@@ -352,11 +372,13 @@ def _points(
     )
     common = {k: attributes[k] for k in keys if k in attributes}
     out = [Point(DURATION, duration_s, common)]
-    if metrics.ttft_ms is not None:
+    if metrics.ttft_ms is not None and streaming:
         out.append(Point(TIME_TO_FIRST_CHUNK, metrics.ttft_ms / 1000, common))
-    out.extend(
-        Point(TIME_PER_OUTPUT_CHUNK, gap / 1000, common) for gap in metrics.itl_ms[:MAX_CHUNK_GAPS]
-    )
+    if streaming:
+        out.extend(
+            Point(TIME_PER_OUTPUT_CHUNK, gap / 1000, common)
+            for gap in metrics.itl_ms[:MAX_CHUNK_GAPS]
+        )
     for key, kind in (("input_tokens", "input"), ("output_tokens", "output")):
         if usage.get(key) is not None:
             out.append(
