@@ -188,7 +188,9 @@ def start_recording(
     remember: Callable[[CaptureRecord, LiveRun], None],
     defer: Callable[[Callable[[], None]], None] | None = None,
 ) -> Recording | None:
-    """The call's recording, in the store from now on; None (logged) when it cannot start."""
+    """The call's recording, in the store from now on; None (logged) when it cannot start.
+    ``remember`` is told the record and the finished run once it is all stored (not when it was
+    deleted while it streamed): the parsed-capture cache and the OpenTelemetry export."""
     try:
         request = scrub_json(request_of(body, redactor), redactor.redactions)
         clean_source = scrub_json(
