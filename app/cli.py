@@ -139,7 +139,15 @@ def cmd_judges_install(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """One self-contained HTML player (docs/teaching.md, "Static export")."""
+    """One self-contained HTML player (docs/teaching.md, "Static export"), or with ``--otlp``
+    the capture's spans sent to an OTLP receiver (docs/otel.md)."""
+    if args.otlp:
+        from .otel.send import send_capture
+
+        return send_capture(args.capture, args.otlp, args.server, args.format, args.dialect)
+    if not args.output:
+        print("streamscope: export needs -o FILE (or --otlp URL)", file=sys.stderr)
+        return EXIT_NO_STREAM
     from .settings import load
     from .standalone.export import (
         DEMO_PREFIX,
@@ -349,14 +357,21 @@ def build_parser() -> argparse.ArgumentParser:
     install.set_defaults(run=cmd_judges_install)
     export = commands.add_parser(
         "export",
-        help="write one self-contained HTML player of a capture (plays from file://, no network)",
+        help="write one self-contained HTML player of a capture (plays from file://, no network), "
+        "or send its spans to an OTLP receiver (--otlp)",
     )
     export.add_argument(
         "capture",
         help="a capture file ('-' for stdin), demos/<name> for a bundled demo, or with --server "
         "a stored capture's id (or demos/<name>) on that server",
     )
-    export.add_argument("-o", "--output", required=True, help="the HTML file to write")
+    export.add_argument("-o", "--output", help="the HTML file to write")
+    export.add_argument(
+        "--otlp",
+        metavar="URL",
+        help="send the capture's spans (one per stream) to this OTLP/HTTP receiver instead "
+        "(docs/otel.md); headers from STREAMSCOPE_OTLP_HEADERS",
+    )
     export.add_argument(
         "--server", help="a running Streamscope's URL to export a stored capture from"
     )

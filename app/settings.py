@@ -247,6 +247,18 @@ class Settings:
         32,
         "recording proxy: largest request body forwarded, in MB; more get 413",
     )
+    otlp_endpoint: str = setting(
+        "",
+        "OpenTelemetry: base URL of an OTLP/HTTP (protobuf) receiver; each proxied call and live run goes there as a GenAI span, with the GenAI client metrics (docs/otel.md); empty: no export",
+    )
+    otlp_headers: str = setting(
+        "",
+        "OpenTelemetry: headers sent with each export, as OTEL_EXPORTER_OTLP_HEADERS (k=v,k2=v2, URL-decoded); secrets: never logged",
+    )
+    otlp_content: bool = setting(
+        False,
+        "OpenTelemetry: also export the prompt and the completion (gen_ai.input.messages, gen_ai.output.messages), scrubbed like everything else",
+    )
     room_rate: float = setting(
         20.0,
         "rooms: presenter actions one room mirrors per second (burst of twice that); more are refused",

@@ -277,7 +277,7 @@ def recording_of(tmp_path, max_bytes: int = 10_000_000):
         api="chat",
         stall_ms=250.0,
         max_bytes=max_bytes,
-        remember=lambda record, capture: remembered.append(record.id),
+        remember=lambda record, run: remembered.append(record.id),
     )
     assert recording is not None and registry.get(recording.capture_id) is recording.run
     return store, registry, recording, remembered

@@ -62,6 +62,7 @@ class LiveRun:
         self.log: list[Piece] = []
         self.finished = False
         self.end_reason: str | None = None
+        self.ended_ms: float | None = None  # the recorded end, ms from the request
         self.cond = threading.Condition()
         self.recorded = RecordedStream(redactor, recorder, lock=self.cond, added=self._added)
         self.builder = self.recorded.feed.builder
@@ -146,6 +147,7 @@ class LiveRun:
             self.upstream.stop(reason, message)
 
     def end(self, t: float, reason: str, error: str | None) -> None:
+        self.ended_ms = t
         reason, _ = self.recorded.end(t, reason, error)
         end = encode("end", reason=reason, error=self.stream.end_error)
         with self.cond:

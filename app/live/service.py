@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..captures.model import Capture
+from ..otel.job import Job, Sink, share_url
 from ..settings import Settings
 from ..storage import CaptureRecord, CaptureStore
 from .hub import LiveRun, Registry
@@ -70,6 +71,8 @@ class LiveService:
         self.max_bytes = int(settings.max_live_mb * 1_000_000)
         # Where a finished run goes (the parsed-capture cache: web/sources.py).
         self.remember: Callable[[CaptureRecord, Capture], None] = lambda record, capture: None
+        # Where a finished run's span goes (docs/otel.md): set when STREAMSCOPE_OTLP_ENDPOINT is.
+        self.otel: Sink | None = None
         # With Redis, runs reach viewers on every process (docs/scaling.md).
         self.streams: RedisStreams | None = None
         self.mirrors: Mirrors | None = None
@@ -119,7 +122,9 @@ class LiveService:
         return preview(request)
 
     # ------------------------------------------------------------------ runs
-    def start(self, config: dict[str, Any]) -> Started:
+    def start(self, config: dict[str, Any], origin: str | None = None) -> Started:
+        """A run of ``config``, started; ``origin`` is this server's URL as the page reached it
+        (its span's share link is absolute then)."""
         request = self.request(config)
         redactor = Redactor(request.secrets(), self.settings.max_line_mb * 1024 * 1024)
         title = run_title(request.url, request.model)
@@ -142,12 +147,32 @@ class LiveService:
                 upstream.run()
                 record = self.store.get(run.capture_id)
                 if record is not None:  # not deleted while it streamed
-                    self.remember(record, run.capture())
+                    self.stored(record, run, origin)
             finally:
                 self.registry.remove(run.capture_id)
 
         threading.Thread(target=work, name=f"run-{run.capture_id[:6]}", daemon=True).start()
         return Started(run, title)
+
+    def stored(self, record: CaptureRecord, run: LiveRun, origin: str | None = None) -> None:
+        """A finished run (or proxied call) is in the store: cached as its recording reads,
+        and handed to the OpenTelemetry exporter when there is one (it never waits)."""
+        self.remember(record, run.capture())
+        # A call to an LLM API, or one whose answer read as a dialect's: a models listing or
+        # a health check through the proxy is not a GenAI operation.
+        llm = bool(run.recorder.header.get("api")) or run.stream.dialect is not None
+        if self.otel is not None and llm:
+            self.otel.submit(
+                Job(
+                    run.recorder.header,
+                    run.stream,
+                    capture_id=run.capture_id,
+                    share_url=share_url(origin, run.capture_id),
+                    scrub=run.redactor.text,
+                    ended_ms=run.ended_ms,
+                    stall_ms=run.stall_ms,
+                )
+            )
 
     def publish(self, run: LiveRun) -> None:
         """With Redis, the run's log goes to its stream for the other processes' viewers

@@ -26,7 +26,6 @@ from typing import Any
 
 import orjson
 
-from ..captures.model import Capture
 from ..captures.scrub import scrub_json
 from ..live.hub import LiveRun, Registry
 from ..live.recorder import Recorder
@@ -186,10 +185,12 @@ def start_recording(
     api: str | None,
     stall_ms: float,
     max_bytes: int,
-    remember: Callable[[CaptureRecord, Capture], None],
+    remember: Callable[[CaptureRecord, LiveRun], None],
     defer: Callable[[Callable[[], None]], None] | None = None,
 ) -> Recording | None:
-    """The call's recording, in the store from now on; None (logged) when it cannot start."""
+    """The call's recording, in the store from now on; None (logged) when it cannot start.
+    ``remember`` is told the record and the finished run once it is all stored (not when it was
+    deleted while it streamed): the parsed-capture cache and the OpenTelemetry export."""
     try:
         request = scrub_json(request_of(body, redactor), redactor.redactions)
         clean_source = scrub_json(
@@ -212,7 +213,7 @@ def start_recording(
         def done(finished: LiveRun) -> None:
             record = store.get(finished.capture_id)
             if record is not None:  # not deleted while it streamed
-                remember(record, finished.capture())
+                remember(record, finished)
 
         return Recording(run, registry, done, defer)
     except Exception:

@@ -99,9 +99,11 @@ class ProxyService:
         body: bytes,
         client_socket: socket.socket | None,
         client: str,
+        origin: str | None = None,
     ) -> Exchange:
         """A call, recorded from now on, ready to be opened (``Exchange.open``); ``BadTarget``
-        for a path that is not forwarded."""
+        for a path that is not forwarded. ``origin``: this server's URL as the client reached
+        it, for the share link of the call's span (docs/otel.md)."""
         url = upstream.target(rest, query)
         path = "/" + rest
         model = model_of(json_object(body), path)
@@ -133,7 +135,7 @@ class ProxyService:
             api=api.name if api else None,
             stall_ms=self.settings.stall_ms,
             max_bytes=live.max_bytes,
-            remember=lambda record, capture: live.remember(record, capture),
+            remember=lambda record, run: live.stored(record, run, origin),
             defer=self.writer,
         )
         if recording is not None:

@@ -98,6 +98,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     live_runs = live_service(store, settings)
     logs.protect(os.environ.get(variable) for variable in live_runs.keys.variables)
     logs.protect([urlsplit(settings.redis_url).password])  # a Redis password never reaches a log
+    if settings.otlp_endpoint:  # docs/otel.md: the SDK is loaded only when it is used
+        from ..otel.exporter import exporter_of, parse_headers
+
+        logs.protect(parse_headers(settings.otlp_headers).values())  # secrets, never logged
+        live_runs.otel = exporter_of(settings)
     proxy_service = ProxyService(settings, live_runs)
     logs.protect(proxy_service.secrets())
     rules = BodyRules(

@@ -24,6 +24,7 @@ def healthz() -> tuple[Response, int]:
     # Redis (docs/scaling.md) down leaves this process serving (viewers of other processes'
     # runs follow the store), and every process alike: said, but no reason to take it out.
     redis = "off" if streams is None else ("ok" if streams.ping() else "unreachable")
+    otel = services().live.otel
     admission = services().admission
     workload = services().workload
     body = {
@@ -37,5 +38,7 @@ def healthz() -> tuple[Response, int]:
         "live_runs": len(services().live.registry),
         "store": store,
         "redis": redis,
+        # docs/otel.md: spans sent, and dropped (a full queue, a receiver that did not take them)
+        "otlp": "off" if otel is None else {"exported": otel.exported, "dropped": otel.dropped},
     }
     return jsonify(body), 200 if store == "ok" else 503

@@ -97,6 +97,7 @@ def forward(name: str, rest: str = "") -> Response:
             body=spool.read() if spool is not None else b"",
             client_socket=environ.get("gunicorn.socket") or environ.get("werkzeug.socket"),
             client=request.remote_addr or "?",
+            origin=request.host_url,
         )
     except BadTarget as exc:
         raise BadRequest(str(exc), code="bad_proxy_path") from None

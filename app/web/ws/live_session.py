@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from flask import has_request_context, request
+
 from ...live.runconfig import RunConfigError
 from ...protocol import MAX_RAW_REQUEST, encode, whole_numbers
 from ...services.frames import Prepared
@@ -38,7 +40,8 @@ class LiveViewing:
     def _start(self, message: dict[str, Any]) -> None:
         assert self.live is not None
         try:
-            started = self.live.start(message)
+            origin = request.host_url if has_request_context() else None
+            started = self.live.start(message, origin)
         except RunConfigError as exc:
             self._error("bad_run", str(exc))
             return
