@@ -16,11 +16,8 @@ resource names none).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -28,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .live_server import free_port
+from .server_process import ServerProcess, loopback_env
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv-phoenix"
@@ -41,60 +39,28 @@ def command() -> Path | None:
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
-class Phoenix:
+class Phoenix(ServerProcess):
+    name = "phoenix"
+
     def __init__(self, folder: Path) -> None:
         found = command()
         if found is None:
             raise FileNotFoundError(f"no phoenix command: ./scripts/test installs it in {VENV}")
+        super().__init__(folder)
         self.command = found
-        self.folder = folder
-        self.port = free_port()
         self.grpc_port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = folder / "phoenix.log"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.startup_seconds: float | None = None
 
     def start(self, timeout: float = 120) -> Phoenix:
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.upper().endswith("_PROXY") and not key.startswith(("PHOENIX_", "OTEL_"))
-        }
+        env = {k: v for k, v in loopback_env().items() if not k.startswith(("PHOENIX_", "OTEL_"))}
         env.update(
             PHOENIX_WORKING_DIR=str(self.folder),
             PHOENIX_HOST="127.0.0.1",
             PHOENIX_PORT=str(self.port),
             PHOENIX_GRPC_PORT=str(self.grpc_port),
             PHOENIX_TELEMETRY_ENABLED="false",  # it sends nothing of its own anywhere
-            NO_PROXY="127.0.0.1,localhost",
-            PYTHONUNBUFFERED="1",
         )
-        started = time.monotonic()
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(
-                [str(self.command), "serve"],
-                cwd=self.folder,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own process group: stopped whole, by id
-            )
-        while True:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"phoenix exited ({self.process.returncode}): {self.tail()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/healthz", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except (OSError, urllib.error.URLError):
-                pass
-            if time.monotonic() - started > timeout:
-                self.stop()
-                raise TimeoutError(f"phoenix did not answer in {timeout} s: {self.tail()}")
-            time.sleep(0.2)
-        self.startup_seconds = time.monotonic() - started
+        self.launch([str(self.command), "serve"], env, f"{self.url}/healthz", timeout)
         return self
 
     def spans(self) -> list[dict[str, Any]]:
@@ -133,20 +99,3 @@ class Phoenix:
             if time.monotonic() > deadline:
                 raise AssertionError(f"{len(found)} span(s) with {key}={value!r} in {timeout} s")
             time.sleep(0.25)
-
-    def tail(self, size: int = 3000) -> str:
-        return self.log.read_text(errors="replace")[-size:] if self.log.exists() else ""
-
-    def stop(self) -> None:
-        process = self.process
-        if process is None or process.poll() is not None:
-            return
-        group = os.getpgid(process.pid)
-        os.killpg(group, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(group, signal.SIGKILL)
-            process.wait(timeout=5)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(group, signal.SIGKILL)
