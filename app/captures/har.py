@@ -21,7 +21,7 @@ import orjson
 from ..domain.findings.request import params_of
 from ..domain.jsontext import decode_document
 from ..domain.shapes import as_object
-from ..domain.stream import ResponseTiming, Source, Stream
+from ..domain.stream import RequestLine, ResponseTiming, Source, Stream
 from .model import Capture, Limits
 from .sse import read_sse_body
 
@@ -58,6 +58,9 @@ def read_har(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
         for stream in found:
             stream.index = len(streams)
             stream.request = _request_summary(request)
+            stream.request_line = RequestLine(
+                _method(request), stream.request["url"] if request.get("url") else None, "har"
+            )
             stream.content_type = stream_mime(as_object(entry.get("response"))) or None
             stream.response_timing = timing
             if timing is not None:
@@ -199,4 +202,11 @@ def _request_summary(request: dict[str, Any]) -> dict[str, Any]:
         if isinstance(body, dict):
             summary["model"] = body.get("model")
             summary["params"] = params_of(body)
+        if body is not None:  # the posted JSON as it is, for the request panel (requests/)
+            summary["body"] = body
     return summary
+
+
+def _method(request: dict[str, Any]) -> str | None:
+    method = request.get("method")
+    return method if isinstance(method, str) and method else None
