@@ -8,14 +8,20 @@ view from a HAR entry's ``postData`` and a timed capture's header, its URL scrub
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from app.captures import read_capture
 from app.domain.dialects import NAMES
+from app.domain.findings.request import RequestParams, request_params
 from app.domain.requests import READERS, read_request, request_view
 from app.domain.requests.model import MAX_TEXT, PARAM_NAMES, PART_KINDS, RequestView
 from tests.helpers import corpus
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def params(view: RequestView) -> dict:
@@ -574,3 +580,66 @@ def test_a_proxied_body_that_was_not_json_is_named_not_shown():
     data = timed({"source": {}, "request": {"body": "12 bytes, not a JSON object (not recorded)"}})
     view = request_view(read_capture(data).streams[0])
     assert view is not None and view.note == "12 bytes, not a JSON object (not recorded)"
+
+
+# ------------------------------------------------------------------ inspect --json
+def inspect_json(path) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", "inspect", str(path), "--json"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_inspect_json_gives_each_streams_request_and_null_when_unknown(tmp_path):
+    demo = ROOT / "app" / "demos" / "tool-calls-parallel.timed.jsonl"
+    header = json.loads(demo.read_bytes().split(b"\n", 1)[0])
+    request = inspect_json(demo)["streams"][0]["request"]
+    assert request == request_view(read_capture(demo.read_bytes()).streams[0]).to_json()
+    assert request["url"] == header["source"]["url"]
+    assert [t["name"] for t in request["tools"]] == [
+        t["function"]["name"] for t in header["request"]["tools"]
+    ]
+    assert [m["role"] for m in request["messages"]] == [
+        m["role"] for m in header["request"]["messages"]
+    ]
+    plain = tmp_path / "plain.sse"
+    plain.write_bytes(corpus("openai-gpt4o-tool-single.sse"))
+    assert inspect_json(plain)["streams"][0]["request"] is None
+
+
+# ------------------------------------------------------------------ the rules read the view
+def test_the_request_aware_rules_read_the_view():
+    body = {
+        "model": "m",
+        "messages": [],
+        "stream_options": {"include_usage": True},
+        "n": 3,
+        "logprobs": True,
+        "top_logprobs": 2,
+        "max_completion_tokens": 9,
+        "tool_choice": "required",
+        "tools": [{"type": "function"}, {"type": "function"}],
+    }
+    assert request_params(read_request(body, "chat-completions")) == RequestParams(
+        include_usage=True,
+        n=3,
+        logprobs=True,
+        top_logprobs=2,
+        max_tokens=9,
+        tool_choice="required",
+        tools=2,
+    )
+    legacy = read_request({"prompt": "x", "logprobs": 2}, "completions")
+    assert request_params(legacy).logprobs is None  # a count, not the chat flag
+    assert request_params(read_request([1], "chat-completions")) is None
+    assert request_params(None) is None
+
+
+def test_a_recorded_body_without_a_request_bodys_fields_is_not_judged():
+    data = timed({"source": {}, "request": {"n": 2}})
+    view = request_view(read_capture(data).streams[0])
+    assert view is not None and view.note is not None
+    assert request_params(view) is None

@@ -11,6 +11,7 @@ that says why (``note``), never an error.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ..stream import Stream
@@ -30,6 +31,9 @@ READERS: dict[str, Reader] = {
     "bedrock-converse": bedrock.read,
 }
 NOT_AN_OBJECT = "the request body is not a JSON object"
+# A recording's request holds the body as sent: one with none of these is not a request body.
+BODY_KEYS = frozenset({"messages", "input", "prompt", "contents", "model"})
+NOT_A_BODY = "none of a request body's fields (model, messages, input, prompt, contents)"
 
 
 def request_view(stream: Stream) -> RequestView | None:
@@ -41,7 +45,10 @@ def request_view(stream: Stream) -> RequestView | None:
         return None
     method = line.method if line is not None else None
     url = line.url if line is not None else None
-    return read_request(request, stream.dialect_name, method=method, url=url)
+    view = read_request(request, stream.dialect_name, method=method, url=url)
+    if view.note is None and not BODY_KEYS & request.keys():
+        return replace(view, note=NOT_A_BODY)
+    return view
 
 
 def read_request(

@@ -18,6 +18,7 @@ PARAMS = (
     ("n", "n"),
     ("max_tokens", "max_tokens"),
     ("max_tokens", "max_completion_tokens"),
+    ("max_tokens", "max_output_tokens"),  # not chat's; some servers take it
     ("temperature", "temperature"),
     (TOOL_CHOICE, "tool_choice"),
     ("response_format", "response_format"),
