@@ -12,13 +12,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
+from app import protocol
 from app.captures import read_capture
 from app.domain.dialects import NAMES
 from app.domain.findings.request import RequestParams, request_params
 from app.domain.requests import READERS, read_request, request_view
 from app.domain.requests.model import MAX_TEXT, PARAM_NAMES, PART_KINDS, RequestView
+from app.wire import stream_info
 from tests.helpers import corpus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -643,3 +646,16 @@ def test_a_recorded_body_without_a_request_bodys_fields_is_not_judged():
     view = request_view(read_capture(data).streams[0])
     assert view is not None and view.note is not None
     assert request_params(view) is None
+
+
+# ------------------------------------------------------------------ the wire
+def test_the_wire_carries_the_view_in_its_shape():
+    """``capture``'s ``StreamInfo.request`` is the view (docs/protocol.md, ``RequestInfo``)."""
+    demo = ROOT / "app" / "demos" / "tool-calls-parallel.timed.jsonl"
+    stream = read_capture(demo.read_bytes()).streams[0]
+    info = stream_info(stream)
+    assert info["request"] == request_view(stream).to_json()
+    assert [f.name for f in msgspec.structs.fields(protocol.RequestInfo)] == list(info["request"])
+    msgspec.convert(info, protocol.StreamInfo)
+    bare = read_capture(corpus("openai-gpt4o-tool-single.sse")).streams[0]
+    assert stream_info(bare)["request"] is None
