@@ -65,7 +65,11 @@ def test_no_secret_of_the_forty_survives_a_har_upload(tmp_path, breaker):
     # the entry without a stream is said to be ignored, as reading the uploaded file says it
     # (its place is kept, so the entries keep their numbers: issue 28, item 19)
     assert [item["code"] for item in page if isinstance(item, dict)] == ["har_ignored"]
-    assert page[0][0]["request"]["params"][0] == {"name": "model", "field": "model", "value": "gpt-x"}
+    assert page[0][0]["request"]["params"][0] == {
+        "name": "model",
+        "field": "model",
+        "value": "gpt-x",
+    }
     assert b"[redacted]" in views["download/jsonl"]
 
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 
 from .. import helpers
+from ..proxy_helpers import KEY, proxy_server
 from ..test_api import upload
-from .test_player import open_demo, play_to_end
+from .test_player import open_demo, play_to_end, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -144,3 +146,63 @@ def test_a_capture_without_a_request_shows_no_panel(page, server):
     page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
     assert page.get_by_test_id("stream").count() == 1
     assert page.get_by_test_id("request").count() == 0
+
+
+def test_a_live_runs_request_is_drawn_from_its_first_message_on(page, server, fake):
+    page.goto(server.url + "/live")
+    page.get_by_test_id("live-base-url").fill(fake.url)
+    page.get_by_test_id("live-model").fill("slow:30")
+    page.get_by_test_id("live-api-key").fill("sk-browser-canary-0123456789")
+    wait_until(
+        page, "document.querySelector('[data-testid=live-preview]').dataset.state === 'ready'"
+    )
+    page.get_by_test_id("live-run").click()
+    wait_until(page, "document.querySelector('#player').dataset.state === 'live'")
+    wait_until(page, "document.querySelector('[data-testid=request]') !== null")
+    panel = page.get_by_test_id("request")
+    assert panel.get_by_test_id("request-method").text_content() == "POST"
+    assert panel.get_by_test_id("request-url").text_content() == fake.url + "/chat/completions"
+    sent = fake.requests[-1]["body"]
+    params = panel.locator('[data-testid="request-params"] tr[data-param]')
+    by_name = {
+        r.get_attribute("data-param"): r.locator(".param-value").text_content()
+        for r in params.all()
+    }
+    assert by_name["model"] == "slow:30" == sent["model"]
+    roles = [m.get_attribute("data-role") for m in panel.get_by_test_id("request-message").all()]
+    assert roles == [m["role"] for m in sent["messages"]]
+    wait_until(page, "document.querySelector('#player').dataset.endReason === 'done'", timeout=20)
+    assert "sk-browser-canary-0123456789" not in page.content()
+
+
+def test_a_proxied_calls_request_is_drawn_on_its_page(page, tmp_path, fake):
+    server = proxy_server(tmp_path, fake).start()
+    try:
+        with httpx.Client(timeout=60) as client:
+            body = {
+                "model": "slow:3",
+                "stream": True,
+                "temperature": 0.5,
+                "messages": [{"role": "user", "content": "through the proxy"}],
+            }
+            answer = client.post(
+                f"{server.url}/proxy/local/v1/chat/completions",
+                json=body,
+                headers={"Authorization": f"Bearer {KEY}"},
+            )
+            assert answer.status_code == 200
+        page.goto(server.url + "/proxy")
+        link = page.locator('[data-testid="proxy-call-link"]').first
+        link.wait_for(timeout=15000)
+        page.goto(server.url + link.get_attribute("href"))
+        page.wait_for_selector('[data-testid="request"]', state="attached", timeout=15000)
+        panel = page.get_by_test_id("request")
+        assert panel.get_by_test_id("request-method").text_content() == "POST"
+        assert panel.get_by_test_id("request-url").text_content().endswith("/v1/chat/completions")
+        assert panel.locator('tr[data-param="temperature"] .param-value').text_content() == "0.5"
+        message = panel.get_by_test_id("request-message")
+        assert message.get_attribute("data-role") == "user"
+        assert "through the proxy" in message.text_content()
+        assert KEY not in page.content()
+    finally:
+        server.stop()
