@@ -659,3 +659,8 @@ def test_the_wire_carries_the_view_in_its_shape():
     msgspec.convert(info, protocol.StreamInfo)
     bare = read_capture(corpus("openai-gpt4o-tool-single.sse")).streams[0]
     assert stream_info(bare)["request"] is None
+
+
+def test_a_har_entrys_unreadable_url_is_not_known():
+    view = request_view(read_capture(har({"model": "m"}, url="http://[")).streams[0])
+    assert view is not None and view.url is None and view.method == "POST"

@@ -57,9 +57,8 @@ def read_har(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
         for stream in found:
             stream.index = len(streams)
             stream.request = _request_summary(request)
-            stream.request_line = RequestLine(
-                _method(request), stream.request["url"] if request.get("url") else None, "har"
-            )
+            url = stream.request["url"]
+            stream.request_line = RequestLine(_method(request), url if url != "?" else None, "har")
             stream.content_type = stream_mime(as_object(entry.get("response"))) or None
             stream.response_timing = timing
             if timing is not None:
