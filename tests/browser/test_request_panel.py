@@ -162,16 +162,17 @@ def test_a_live_runs_request_is_drawn_from_its_first_message_on(page, server, fa
     panel = page.get_by_test_id("request")
     assert panel.get_by_test_id("request-method").text_content() == "POST"
     assert panel.get_by_test_id("request-url").text_content() == fake.url + "/chat/completions"
-    sent = fake.requests[-1]["body"]
     params = panel.locator('[data-testid="request-params"] tr[data-param]')
     by_name = {
         r.get_attribute("data-param"): r.locator(".param-value").text_content()
         for r in params.all()
     }
-    assert by_name["model"] == "slow:30" == sent["model"]
     roles = [m.get_attribute("data-role") for m in panel.get_by_test_id("request-message").all()]
-    assert roles == [m["role"] for m in sent["messages"]]
+    assert page.evaluate("document.querySelector('#player').dataset.endReason") in (None, "")
     wait_until(page, "document.querySelector('#player').dataset.endReason === 'done'", timeout=20)
+    sent = fake.requests[-1]["body"]  # what the upstream got, once the run is over
+    assert by_name["model"] == "slow:30" == sent["model"]
+    assert roles == [m["role"] for m in sent["messages"]]
     assert "sk-browser-canary-0123456789" not in page.content()
 
 
@@ -206,3 +207,29 @@ def test_a_proxied_calls_request_is_drawn_on_its_page(page, tmp_path, fake):
         assert KEY not in page.content()
     finally:
         server.stop()
+
+
+def test_the_compare_page_shows_the_requests_differences(page, server):
+    page.goto(server.url + "/compare/demos/tool-calls-parallel/demos/n3-choices")
+    page.wait_for_selector('#compare[data-loaded="true"]', state="attached", timeout=20000)
+    box = page.get_by_test_id("compare-request")
+    assert box.get_attribute("data-same") == "false"
+    status = box.evaluate(
+        "b => Object.fromEntries([...b.querySelectorAll('[data-testid=compare-request-params] "
+        "tr[data-key]')].map(r => [r.dataset.key, r.dataset.status]))"
+    )
+    assert status["model"] == "same" and status["n"] == "added"
+    tools = box.locator('[data-testid="compare-request-tools"] tr[data-key]')
+    assert [t.get_attribute("data-status") for t in tools.all()] == ["removed", "removed"]
+    assert box.locator('[data-testid="compare-request-messages"] tr[data-key]').count() >= 2
+    # Each side's player leaves the request to this table.
+    assert not page.locator(
+        '[data-testid="compare-side"] [data-testid="request"]'
+    ).first.is_visible()
+
+
+def test_the_compact_embed_leaves_the_request_to_the_full_page(page, server):
+    page.goto(server.url + "/embed/demos/tool-calls-parallel")
+    page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
+    panel = page.get_by_test_id("request")
+    assert panel.count() == 1 and not panel.is_visible()
