@@ -664,3 +664,24 @@ def test_the_wire_carries_the_view_in_its_shape():
 def test_a_har_entrys_unreadable_url_is_not_known():
     view = request_view(read_capture(har({"model": "m"}, url="http://[")).streams[0])
     assert view is not None and view.url is None and view.method == "POST"
+
+
+def test_gemini_keeps_the_clients_own_json_as_sent():
+    schema = {"type": "object", "properties": {"city_name": {"type": "string"}}}
+    body = {
+        "tools": [{"function_declarations": [{"name": "f", "parameters_json_schema": schema}]}],
+        "contents": [
+            {
+                "role": "model",
+                "parts": [{"function_call": {"name": "f", "args": {"city_name": "x"}}}],
+            },
+            {
+                "role": "user",
+                "parts": [{"function_response": {"name": "f", "response": {"a_b": 1}}}],
+            },
+        ],
+    }
+    view = read_request(body, "gemini")
+    assert view.tools[0].schema == schema
+    assert parts(view)[0][5] == '{\n  "city_name": "x"\n}'
+    assert parts(view)[1][2] == '{\n  "a_b": 1\n}'

@@ -27,6 +27,20 @@ PARAMS = (
 )
 
 
+# Values that are the client's own JSON (a call's arguments, a result, a schema): their keys
+# are kept as sent.
+AS_SENT = frozenset(
+    {
+        "args",
+        "response",
+        "parameters",
+        "parametersJsonSchema",
+        "responseSchema",
+        "responseJsonSchema",
+    }
+)
+
+
 def camel(body: Any) -> Any:
     """The body with snake_case keys read as their camelCase names (``generation_config``
     as ``generationConfig``), at every depth; a key sent both ways keeps the camelCase one."""
@@ -38,7 +52,7 @@ def camel(body: Any) -> Any:
     for key, value in body.items():
         name = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), key) if "_" in key else key
         if name not in out or name == key:
-            out[name] = value if key in ("args", "response", "parameters") else camel(value)
+            out[name] = value if name in AS_SENT else camel(value)
     return out
 
 
