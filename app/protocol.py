@@ -1,6 +1,6 @@
 """The websocket wire protocol between the server and the page (``docs/protocol.md``).
 
-Version 4, negotiated as the websocket subprotocol ``streamscope.v4`` and repeated in the first
+Version 5, negotiated as the websocket subprotocol ``streamscope.v5`` and repeated in the first
 message (``hello``). The message types are a closed set: ``SERVER_MESSAGES`` (server to page)
 and ``CLIENT_MESSAGES`` (page to server). ``static/js/protocol.js`` mirrors both lists and the
 version; ``tests/test_protocol.py`` fails when this module, the JS mirror and the doc disagree.
@@ -19,7 +19,7 @@ import msgspec
 import msgspec.inspect
 import orjson
 
-VERSION = 4
+VERSION = 5
 SUBPROTOCOL = f"streamscope.v{VERSION}"
 
 JSON = dict[str, Any]
@@ -40,6 +40,22 @@ class Hello(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     max_raw_request: int
 
 
+class RequestInfo(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A stream's request, read into one view for every dialect (app/domain/requests/):
+    ``params`` each ``{name, field, value}``, ``tools`` each ``{name, kind, description,
+    schema}``, ``messages`` each ``{role, parts}`` with parts ``{kind, text, name, id,
+    arguments, error}`` (docs/timeline.md, "The request")."""
+
+    method: str | None
+    url: str | None
+    source: str  # recording or har
+    dialect: str | None
+    params: list[JSON]
+    tools: list[JSON]
+    messages: list[JSON]
+    note: str | None
+
+
 class StreamInfo(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """One stream of a ``capture`` message."""
 
@@ -49,7 +65,7 @@ class StreamInfo(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     timing: str  # recorded, synthesized, har or none (Stream.timing)
     raw: int
     events: int
-    request: JSON | None
+    request: RequestInfo | None  # None when the capture has no request
     end_reason: str | None
     dialect: str | None
     dialect_reason: str | None

@@ -29,6 +29,7 @@ from .domain.events import (
 )
 from .domain.findings.engine import counts
 from .domain.metrics import compute
+from .domain.requests import request_view
 from .domain.rules import find
 from .domain.stream import Stream
 from .domain.summary import diagnostic_json, dialect_of, fold, identity_of, summarize
@@ -206,6 +207,8 @@ def judged_summary(stream: Stream, stall_ms: float = 250.0) -> dict[str, Any]:
     found = find(stream, stall_ms=stall_ms, timeline=timeline, metrics=metrics)
     summary["findings"] = [finding.to_json() for finding in found]
     summary["finding_counts"] = counts(found)
+    view = request_view(stream)
+    summary["request"] = view.to_json() if view is not None else None
     return summary
 
 

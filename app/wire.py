@@ -18,6 +18,7 @@ from .domain.dialects.labels import ViewOf, no_view
 from .domain.events import Diagnostic, Event
 from .domain.findings.engine import counts
 from .domain.findings.model import Finding
+from .domain.requests import request_view
 from .domain.rules import find
 from .domain.stream import Stream
 from .domain.summary import diagnostic_json, dialect_of, summarize
@@ -30,8 +31,10 @@ BATCH_BYTES = 512 * 1024
 
 def stream_info(stream: Stream) -> dict[str, Any]:
     """One stream in a ``capture`` message: where it came from, its size so far, its dialect,
-    what its usage fields mean and what the page shows of it (``labels``)."""
+    what its usage fields mean and what the page shows of it (``labels``); ``request`` is its
+    request's view (app/domain/requests/), None when the capture has none."""
     dialect = dialect_of(stream)
+    request = request_view(stream)
     return {
         "index": stream.index,
         "origin": stream.origin,
@@ -39,7 +42,7 @@ def stream_info(stream: Stream) -> dict[str, Any]:
         "timing": stream.timing,
         "raw": len(stream.raw),
         "events": len(stream.events),
-        "request": stream.request,
+        "request": request.to_json() if request is not None else None,
         "end_reason": stream.end_reason,
         "dialect": stream.dialect_name,
         "dialect_reason": stream.dialect_reason,

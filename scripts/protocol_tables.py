@@ -19,13 +19,22 @@ sys.path.insert(0, str(ROOT))
 
 import msgspec  # noqa: E402
 
-from app.protocol import SERVER_SHAPES, FindingInfo, StreamInfo, field_rows  # noqa: E402
+from app.protocol import (  # noqa: E402
+    SERVER_SHAPES,
+    FindingInfo,
+    RequestInfo,
+    StreamInfo,
+    field_rows,
+)
 
 DOC = ROOT / "docs" / "protocol.md"
 HEADER = "| field | type | always |"
-NESTED: dict[str, tuple[str, type[msgspec.Struct]]] = {
-    "capture": ("Each of `streams` is a `StreamInfo`:", StreamInfo),
-    "findings": ("Each of `findings` is a `FindingInfo`:", FindingInfo),
+NESTED: dict[str, tuple[tuple[str, type[msgspec.Struct]], ...]] = {
+    "capture": (
+        ("Each of `streams` is a `StreamInfo`:", StreamInfo),
+        ("A stream's `request`, when known, is a `RequestInfo`:", RequestInfo),
+    ),
+    "findings": (("Each of `findings` is a `FindingInfo`:", FindingInfo),),
 }
 
 
@@ -33,7 +42,7 @@ def _without_tables(lines: list[str]) -> list[str]:
     """A section's lines with its generated tables (and their captions) taken out."""
     kept: list[str] = []
     in_table = False
-    captions = {caption for caption, _ in NESTED.values()}
+    captions = {caption for nested in NESTED.values() for caption, _ in nested}
     for line in lines:
         if line == HEADER:
             in_table = True
@@ -58,8 +67,7 @@ def _section(name: str, lines: list[str]) -> list[str]:
     while before and before[-1] == "":
         before.pop()
     table = ["", *field_rows(SERVER_SHAPES[name])]
-    if name in NESTED:
-        caption, shape = NESTED[name]
+    for caption, shape in NESTED.get(name, ()):
         table += ["", caption, "", *field_rows(shape)]
     return [*before, *table, "", *lines[fence:]]
 

@@ -65,7 +65,11 @@ def test_no_secret_of_the_forty_survives_a_har_upload(tmp_path, breaker):
     # the entry without a stream is said to be ignored, as reading the uploaded file says it
     # (its place is kept, so the entries keep their numbers: issue 28, item 19)
     assert [item["code"] for item in page if isinstance(item, dict)] == ["har_ignored"]
-    assert page[0][0]["request"]["model"] == "gpt-x"
+    assert page[0][0]["request"]["params"][0] == {
+        "name": "model",
+        "field": "model",
+        "value": "gpt-x",
+    }
     assert b"[redacted]" in views["download/jsonl"]
 
 
@@ -152,7 +156,8 @@ def test_secret_json_fields_in_a_har_request_body(tmp_path, body):
     post = {"mimeType": "application/json", "text": json.dumps({"model": "m", **body})}
     views = upload_views(importer(tmp_path), har({"postData": post}))
     assert found(views, PLAIN) == []
-    assert json.loads(views["page"])[0][0]["request"]["model"] == "m"
+    model = json.loads(views["page"])[0][0]["request"]["params"][0]
+    assert model == {"name": "model", "field": "model", "value": "m"}
 
 
 def test_a_plain_key_in_a_form_encoded_har_request_body(tmp_path):

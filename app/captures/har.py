@@ -18,10 +18,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from ..domain.findings.request import params_of
 from ..domain.jsontext import decode_document
 from ..domain.shapes import as_object
-from ..domain.stream import ResponseTiming, Source, Stream
+from ..domain.stream import RequestLine, ResponseTiming, Source, Stream
 from .model import Capture, Limits
 from .sse import read_sse_body
 
@@ -58,6 +57,8 @@ def read_har(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
         for stream in found:
             stream.index = len(streams)
             stream.request = _request_summary(request)
+            url = stream.request["url"]
+            stream.request_line = RequestLine(_method(request), url if url != "?" else None, "har")
             stream.content_type = stream_mime(as_object(entry.get("response"))) or None
             stream.response_timing = timing
             if timing is not None:
@@ -199,4 +200,34 @@ def _request_summary(request: dict[str, Any]) -> dict[str, Any]:
         if isinstance(body, dict):
             summary["model"] = body.get("model")
             summary["params"] = params_of(body)
+        if body is not None:  # the posted JSON as it is, for the request panel (requests/)
+            summary["body"] = body
     return summary
+
+
+# The parameters of a posted body the summary names (what shapes a stream): the rules and the
+# page read the whole body (``body``) through its request view (app/domain/requests/).
+PARAM_KEYS = (
+    "stream",
+    "stream_options",
+    "n",
+    "logprobs",
+    "top_logprobs",
+    "max_tokens",
+    "max_completion_tokens",
+    "max_output_tokens",
+    "tool_choice",
+    "tools",
+)
+
+
+def params_of(body: dict[str, Any]) -> dict[str, Any]:
+    """What a request summary names of a posted body's parameters (tools by their count)."""
+    return {k: body[k] for k in PARAM_KEYS if k in body and k != "tools"} | (
+        {"tools": [{} for _ in body["tools"]]} if isinstance(body.get("tools"), list) else {}
+    )
+
+
+def _method(request: dict[str, Any]) -> str | None:
+    method = request.get("method")
+    return method if isinstance(method, str) and method else None

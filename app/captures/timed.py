@@ -31,8 +31,9 @@ from ..domain.body import BodyFeeder
 from ..domain.bytestart import DEFAULT_MAX_LINE
 from ..domain.jsontext import decode_lenient, deep_problem, too_deep
 from ..domain.shapes import as_object
-from ..domain.stream import Source, Stream
+from ..domain.stream import RequestLine, Source, Stream
 from .model import Capture, Limits, long_line
+from .scrub import Redactions, scrub_url
 
 FORMAT_NAME = "streamscope.timed"
 FORMAT_VERSION = 1
@@ -244,9 +245,23 @@ def read_timed(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     for stream in streams:
         stream.synthesized = synthesized and stream.timed
         stream.request = header.get("request") if isinstance(header.get("request"), dict) else None
+        stream.request_line = request_line(header)
         stream.content_type = records.content_type
         stream.end_reason = end.get("reason") if isinstance(end.get("reason"), str) else None
         stream.end_error = end.get("error") if isinstance(end.get("error"), str) else None
     if records.end is None:
         capture.note("timed_end", "warning", "no end record: the recording was cut short")
     return streams
+
+
+def request_line(header: dict[str, Any]) -> RequestLine:
+    """How a recording's request was sent: the source's method (a proxied call's), else POST
+    when the header names the API a live run or ``streamscope record`` called (they POST);
+    the source's URL scrubbed (no user-info, secret query values replaced)."""
+    source = as_object(header.get("source"))
+    method = source.get("method")
+    if not isinstance(method, str) or not method:
+        method = "POST" if isinstance(header.get("api"), str) else None
+    url = source.get("url")
+    clean = scrub_url(url, Redactions()) if isinstance(url, str) else ""
+    return RequestLine(method, clean or None, "recording")

@@ -67,6 +67,18 @@ class ResponseTiming:
 TIMING_SOURCES = ("recorded", "synthesized", "har", "none")
 
 
+@dataclass(frozen=True)
+class RequestLine:
+    """How a stream's request was sent, where the capture says: its method and URL (secrets
+    scrubbed by the capture's reader: no user-info, secret query values replaced), and where
+    it was known from: ``recording`` (a live run, a proxied call, a timed capture's header) or
+    ``har`` (a HAR entry)."""
+
+    method: str | None
+    url: str | None
+    source: str
+
+
 @dataclass
 class Stream:
     """One response stream as read: raw events, typed timeline, and where it came from.
@@ -86,6 +98,7 @@ class Stream:
     events: list[Event] = field(default_factory=list)
     timed: bool = False
     request: dict[str, Any] | None = None
+    request_line: RequestLine | None = None  # its method and URL, where known (requests/)
     # How its raw events hold their payloads (docs/formats.md, "Containers"): "sse" events,
     # "lines" (one JSON payload per line), "json" (array elements, or one whole body), "docs"
     # (documentation-form blocks) or "eventstream" (binary frames).

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..captures.timed import request_line
 from ..domain.body import BodyFeeder
 from ..domain.stream import Source, Stream
 from ..domain.timeline import TimelineBuilder
@@ -23,6 +24,7 @@ class TimedFeed:
             Source(), origin=stored_origin(header), split_on_done=False, timed=True
         )
         self.builder.stream.request = stored_request(header)
+        self.builder.stream.request_line = request_line(header)
         self.feeder: BodyFeeder | None = None
 
     @property

@@ -1,7 +1,7 @@
 // The websocket wire protocol, mirrored from app/protocol.py (docs/protocol.md).
 // tests/test_protocol.py fails when this file, the Python module and the doc disagree.
 
-export const VERSION = 4;
+export const VERSION = 5;
 export const SUBPROTOCOL = `streamscope.v${VERSION}`;
 
 export const SERVER_MESSAGES = Object.freeze([

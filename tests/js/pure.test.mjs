@@ -6,7 +6,7 @@ import { parseTime, readState, shareUrl } from "../../static/js/share.js";
 import { tokenPieces } from "../../static/js/views/text.js";
 
 test("protocol encodes only client types and decodes only server types", () => {
-  assert.equal(SUBPROTOCOL, "streamscope.v4");
+  assert.equal(SUBPROTOCOL, "streamscope.v5");
   assert.deepEqual(JSON.parse(encode("open", { source: { demo: "x" } })), { type: "open", source: { demo: "x" } });
   assert.throws(() => encode("hello"), ProtocolError);
   assert.equal(decode('{"type":"end","reason":"complete"}').reason, "complete");

@@ -16,6 +16,7 @@ import orjson
 
 from ..events import Diagnostic, Event, Logprobs
 from ..metrics import DEFAULT_STALL_MS, Metrics, compute
+from ..requests import request_view
 from ..sightings import Sightings
 from ..stream import Stream
 from ..summary import Folded, fold
@@ -108,7 +109,7 @@ class Evidence:
 
     @cached_property
     def request(self) -> RequestParams | None:
-        return request_params(self.stream.request)
+        return request_params(request_view(self.stream))
 
     @property
     def metrics(self) -> Metrics:

@@ -1,8 +1,10 @@
 """The request parameters the request-aware rules judge a stream against (docs/rules.md).
 
 A stream knows its request where the capture holds it: a live run or a proxied call (the body
-as sent, scrubbed), a timed capture's header, a HAR entry (``params``: the parameters of its
-posted body). Only the parameters that shape a stream are read; anything else is ignored.
+as sent, scrubbed), a timed capture's header, a HAR entry's posted body. The rules read the
+same view of it as the page and ``inspect --json`` (``app/domain/requests/``: the parameters
+under their common names), never the body a second way; only the parameters that shape a
+stream are read, and a request whose body could not be read is no request to judge by.
 """
 
 from __future__ import annotations
@@ -10,19 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-BODY_KEYS = frozenset({"messages", "input", "prompt", "contents", "model"})
-PARAM_KEYS = (
-    "stream",
-    "stream_options",
-    "n",
-    "logprobs",
-    "top_logprobs",
-    "max_tokens",
-    "max_completion_tokens",
-    "max_output_tokens",
-    "tool_choice",
-    "tools",
-)
+from ..requests.model import TOOL_CHOICE, RequestView
 
 
 @dataclass(frozen=True)
@@ -36,40 +26,22 @@ class RequestParams:
     tools: int  # how many tools were offered
 
 
-def request_params(request: dict[str, Any] | None) -> RequestParams | None:
-    """The parameters of a stream's request: from its body, or from the ``params`` or
-    ``body`` it keeps; None when there is no request body to read."""
-    if not isinstance(request, dict):
+def request_params(view: RequestView | None) -> RequestParams | None:
+    """The parameters of a stream's request, from its view; None when there is no request
+    body to read (none kept, or one its reader could not read: ``note``)."""
+    if view is None or view.note is not None:
         return None
-    body: Any = request.get("params")
-    if not isinstance(body, dict):
-        body = request.get("body")
-    if not isinstance(body, dict):
-        body = request if BODY_KEYS & request.keys() else None
-    if body is None:
-        return None
-    options = body.get("stream_options")
+    options = view.param("stream_options")
     include = options.get("include_usage") if isinstance(options, dict) else None
-    tools = body.get("tools")
+    logprobs = view.param("logprobs")
     return RequestParams(
         include_usage=include if isinstance(include, bool) else None,
-        n=_int(body.get("n")),
-        logprobs=body.get("logprobs") if isinstance(body.get("logprobs"), bool) else None,
-        top_logprobs=_int(body.get("top_logprobs")),
-        max_tokens=_int(
-            body.get("max_tokens", body.get("max_completion_tokens", body.get("max_output_tokens")))
-        ),
-        tool_choice=body.get("tool_choice"),
-        tools=len(tools) if isinstance(tools, list) else 0,
-    )
-
-
-def params_of(body: Any) -> dict[str, Any]:
-    """What a request-summary keeps of a posted body for the rules (a HAR entry's)."""
-    if not isinstance(body, dict):
-        return {}
-    return {k: body[k] for k in PARAM_KEYS if k in body and k != "tools"} | (
-        {"tools": [{} for _ in body["tools"]]} if isinstance(body.get("tools"), list) else {}
+        n=_int(view.param("n")),
+        logprobs=logprobs if isinstance(logprobs, bool) else None,
+        top_logprobs=_int(view.param("top_logprobs")),
+        max_tokens=_int(view.param("max_tokens")),
+        tool_choice=view.param(TOOL_CHOICE),
+        tools=len(view.tools),
     )
 
 

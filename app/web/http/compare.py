@@ -26,6 +26,9 @@ from werkzeug.wrappers import Response
 
 from ...domain.compare import metric_rows, output_timing, pretty_arguments, tool_pairs
 from ...domain.dialects.labels import Labels
+from ...domain.requests import request_view
+from ...domain.requests.diff import diff_requests
+from ...domain.requests.model import RequestView
 from ...domain.summary import dialect_of, summarize
 from ...domain.textdiff import diff_texts
 from ...services.sources import Loaded
@@ -114,6 +117,7 @@ class Side:
     output: dict[str, Any]
     timing: dict[str, Any]
     labels: Labels
+    request: RequestView | None = None  # the stream's request, where the capture has it
 
     @property
     def output_name(self) -> str:
@@ -153,7 +157,8 @@ def load_side(ref: SideRef) -> Side:
     empty = {"index": 0, "text": "", "reasoning": "", "tool_calls": [], "stop_reason": None}
     timing = output_timing(streams[ref.stream].events, ref.choice)
     labels = dialect_of(streams[ref.stream]).labels
-    return Side(ref, loaded.title, summary, output or empty, timing, labels)
+    request = request_view(streams[ref.stream])
+    return Side(ref, loaded.title, summary, output or empty, timing, labels, request)
 
 
 def load_named(ref: SideRef, name: str) -> Side:
@@ -192,6 +197,7 @@ def page(sides: str) -> str:
         diffs=diffs,
         rows=metric_rows(a.summary, b.summary, a.output, b.output, (a.timing, b.timing)),
         tools=tool_pairs(a.output["tool_calls"], b.output["tool_calls"]),
+        request=diff_requests(a.request, b.request),
         pretty=pretty_arguments,
         title=f"{a.title} vs {b.title}",
     )

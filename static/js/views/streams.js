@@ -12,6 +12,7 @@
 //   setSummary(s)  the stream is complete: what `inspect --json` says of it (docs/protocol.md)
 
 import { el } from "../dom.js";
+import { requestPanel } from "../request.js";
 import { PANELS } from "./panels.js";
 import { Progress } from "./progress.js";
 
@@ -47,7 +48,10 @@ export class StreamView {
       }
     }
     head.append(el("span", { class: "origin" }, info.origin), el("span", { class: "timing", "data-testid": "stream-timing", "data-timing": timingOf(info) }, TIMING_WORDS[timingOf(info)]));
-    this.root.append(head, slots.main, slots.panels);
+    this.root.append(head);
+    const request = requestPanel(info.request); // the request beside the stream, when known
+    if (request) this.root.append(request);
+    this.root.append(slots.main, slots.panels);
     parent.appendChild(this.root);
   }
 
