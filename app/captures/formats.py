@@ -17,6 +17,7 @@ import orjson
 
 from ..domain.eventstream import is_eventstream
 from ..domain.stream import Stream
+from . import curlv
 from .docs import looks_like_docs, read_docs
 from .eventstream import read_eventstream
 from .har import read_har
@@ -83,10 +84,17 @@ FORMATS: tuple[Format, ...] = (
     ),
     Format(
         "curl",
-        "curl -N / curl -i output (status line and headers before the body)",
+        "curl -N / curl -i output (status line and headers before the body), curl -v or "
+        "--trace-ascii output (the request with it)",
         "curl output",
         ".txt",
-        lambda head, text, line: "an HTTP status line first" if text.startswith(b"HTTP/") else None,
+        lambda head, text, line: (
+            "an HTTP status line first"
+            if text.startswith(b"HTTP/")
+            else {"verbose": "curl -v lines (> request, < response)", "trace": "a curl trace"}.get(
+                curlv.kind(text) or ""
+            )
+        ),
         read_curl,
         scrub_curl,
     ),

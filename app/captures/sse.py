@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..domain.stream import Source, Stream
+from ..domain.stream import RequestLine, Source, Stream
 from ..domain.timeline import SSEFeeder
+from . import curlv
 from .jsonl import read_json_body
 from .model import Capture, Limits
 
@@ -33,6 +34,29 @@ def read_sse_body(
 
 
 def read_curl(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
+    how = curlv.kind(data.lstrip())
+    if how is None:
+        return _read_response(data, capture, limits)
+    # curl -v / --trace-ascii: the response read as curl -i shows it (its head, then the body
+    # lines without curl's own), each stream told the request the capture holds (curlv.py).
+    exchange = curlv.parse(data.lstrip(), how)
+    if not exchange.body.strip():
+        capture.note(
+            "curl_no_body",
+            "error",
+            "curl's own lines hold no response body (curl -v writes them on standard error: "
+            "capture with 2>&1; a trace with -o writes the body elsewhere)",
+        )
+        return []
+    streams = _read_response(exchange.response_head + exchange.body, capture, limits)
+    summary = exchange.summary()
+    for stream in streams:
+        stream.request = summary
+        stream.request_line = RequestLine(exchange.method, summary["url"], "curl")
+    return streams
+
+
+def _read_response(data: bytes, capture: Capture, limits: Limits) -> list[Stream]:
     head = http_head(data)
     if head is None:
         capture.note("curl_headers", "error", "the HTTP headers never end; no body")

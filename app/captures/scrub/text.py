@@ -117,13 +117,14 @@ def _header_line(match: re.Match[bytes], redactions: Redactions) -> bytes | None
     return lead + head + _RED + structure
 
 
-# A ``Name: value`` line (after ``> ``, ``< ``, ``* `` from ``curl -v``, or ``:``, a comment);
+# A ``Name: value`` line (after ``> ``, ``< ``, ``* `` from ``curl -v``, ``0064: `` from
+# ``curl --trace-ascii``, or ``:``, a comment);
 # a line starts after CR or LF, as in SSE. Searched from the line break: a pattern that starts
 # with a character class is scanned for much faster than one that starts with an assertion.
 # The first line is anchored (``\\A``): searched from every byte, a run of blanks would be
 # scanned again from each of them.
 _HEADER_LINE = (
-    rb"([ \t]*+(?:[<>*:][ \t]*+)?((?=[\w\-]{0,64}?(?i:" + _ROOTS + rb"))"
+    rb"([ \t]*+(?:[<>*:][ \t]*+|[0-9a-f]{4,8}: )?((?=[\w\-]{0,64}?(?i:" + _ROOTS + rb"))"
     rb"[!#$%&'*+.^_`|~0-9A-Za-z\-]{1,64})[ \t]*+:[ \t]*+)([^\r\n]*+)"
 )
 _FIRST_LINE = re.compile(rb"\A()" + _HEADER_LINE)

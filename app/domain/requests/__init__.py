@@ -39,8 +39,8 @@ NOT_A_BODY = "none of a request body's fields (model, messages, input, prompt, c
 def request_view(stream: Stream) -> RequestView | None:
     """The stream's request as the page shows it; None when the capture has none."""
     request, line = stream.request, stream.request_line
-    if line is not None and line.source == "har":
-        return _har_view(request, line.method, line.url, stream.dialect_name)
+    if line is not None and line.source in ("har", "curl"):
+        return _har_view(request, line.method, line.url, stream.dialect_name, line.source)
     if not request:  # none kept (an export, a capture converted to the timed format)
         return None
     method = line.method if line is not None else None
@@ -102,10 +102,16 @@ def guess(body: dict[str, Any], url: str | None) -> str | None:
 
 
 def _har_view(
-    summary: dict[str, Any] | None, method: str | None, url: str | None, dialect: str | None
+    summary: dict[str, Any] | None,
+    method: str | None,
+    url: str | None,
+    dialect: str | None,
+    source: str = "har",
 ) -> RequestView:
-    """A HAR entry's request: its posted body when it was JSON; else what is known of it."""
+    """A HAR entry's or curl output's request: its posted body when it was JSON; else what
+    is known of it and why not the body (``note``)."""
     kept = summary or {}
     if "body" in kept:
-        return read_request(kept["body"], dialect, method=method, url=url, source="har")
-    return RequestView(method, url, "har", dialect, note="the entry posted no JSON body")
+        return read_request(kept["body"], dialect, method=method, url=url, source=source)
+    note = kept.get("note") if isinstance(kept.get("note"), str) else None
+    return RequestView(method, url, source, dialect, note=note or "the entry posted no JSON body")
