@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import orjson
 
@@ -22,6 +23,8 @@ from ..domain.sse import SSEDecoder
 from ..domain.stream import Stream
 from .eventstream import frame_payload
 from .model import Capture
+from .scrub import Redactions
+from .scrub.values import scrub_json
 from .timed import end_line, header_line, read_line
 
 # The content type a timed capture's reads are read back with, by container (SSE: none needed).
@@ -84,16 +87,43 @@ def to_sse(capture: Capture) -> bytes:
     return b"".join(out)
 
 
+def known_request(capture: Capture) -> tuple[dict[str, Any], dict[str, str]]:
+    """The request its streams share, for a timed header: the body (a JSON object: a HAR
+    entry's ``postData``, a curl trace's body sent, a recording's body as kept), scrubbed
+    again, and the request line as ``source`` fields (``method``, ``url``: scrubbed by the
+    reader). Streams with different requests, or none, give ``({}, {})``: one header holds
+    one request."""
+    seen = {_request_of(stream) for stream in capture.streams}
+    if len(seen) != 1:
+        return {}, {}
+    body_json, method, url = seen.pop()
+    line = {k: v for k, v in (("url", url), ("method", method)) if v}
+    body = orjson.loads(body_json) if body_json else {}
+    return scrub_json(body, Redactions()) if body else {}, line
+
+
+def _request_of(stream: Stream) -> tuple[bytes, str | None, str | None]:
+    line = stream.request_line
+    kept = stream.request or {}
+    body = kept.get("body") if line is not None and line.source in ("har", "curl") else kept
+    as_json = orjson.dumps(body, option=orjson.OPT_SORT_KEYS) if isinstance(body, dict) else b""
+    return as_json, line.method if line else None, line.url if line else None
+
+
 def to_timed(capture: Capture, original: bytes, *, source: dict | None = None) -> bytes:
     """A timed capture is returned as it is; anything else becomes one read per raw event,
-    marked ``"timing": "none"`` (its times are not real)."""
+    marked ``"timing": "none"`` (its times are not real), its header's ``request`` and
+    ``source.url``/``source.method`` the request the streams share (``known_request``)."""
     if capture.format == "timed":
         return original
     created = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     containers = {stream.container for stream in capture.streams}
     content_type = CONTENT_TYPES.get(containers.pop()) if len(containers) == 1 else None
     response = {"content_type": content_type} if content_type else {}
-    header = header_line(created=created, source=source or {}, request={}, response=response)
+    request, line = known_request(capture)
+    header = header_line(
+        created=created, source=(source or {}) | line, request=request, response=response
+    )
     header = header[:-2] + b',"timing":"none"}\n'
     reads = []
     for stream in capture.streams:
