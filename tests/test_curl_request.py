@@ -17,6 +17,7 @@ import pytest
 
 from app.captures import read_capture
 from app.captures.curlv import NO_BODY
+from app.captures.export import to_timed
 from app.domain.requests import request_view
 from app.domain.requests.model import RequestView
 from tests.helpers import corpus
@@ -174,3 +175,15 @@ def test_inspect_json_gives_the_curl_request_without_a_secret(fake, tmp_path):
     )
     assert {p["name"]: p["value"] for p in request["params"]}["temperature"] == 0.2
     assert request["messages"][0]["parts"][0]["text"] == "Hi"
+
+
+def test_a_trace_exported_as_timed_reads_back_with_the_same_request(fake, tmp_path):
+    data = curl(fake, tmp_path, "--trace-ascii", "-")
+    capture = read_capture(data)
+    exported = to_timed(capture, data)
+    assert no_secret(exported)
+    back = read_capture(exported)
+    assert back.format == "timed" and texts(back) == texts(capture)
+    before, after = the_view(capture).to_json(), the_view(back).to_json()
+    assert after.pop("source") == "recording" and before.pop("source") == "curl"
+    assert after == before and after["messages"]
