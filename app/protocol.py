@@ -48,7 +48,7 @@ class RequestInfo(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
     method: str | None
     url: str | None
-    source: str  # recording or har
+    source: str  # recording, har or curl
     dialect: str | None
     params: list[JSON]
     tools: list[JSON]

@@ -9,6 +9,7 @@ import { el } from "./dom.js";
 const SOURCES = {
   recording: "as recorded",
   har: "from the HAR entry",
+  curl: "from the curl output",
 };
 
 /** A JSON value as the panel shows it: a string as it is, anything else as JSON text. */

@@ -6,6 +6,7 @@ result's id), all as text; and no panel for a capture that holds no request."""
 from __future__ import annotations
 
 import json
+import subprocess
 
 import httpx
 import pytest
@@ -233,3 +234,39 @@ def test_the_compact_embed_leaves_the_request_to_the_full_page(page, server):
     page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
     panel = page.get_by_test_id("request")
     assert panel.count() == 1 and not panel.is_visible()
+
+
+def test_a_curl_traces_request_is_drawn_without_its_key(page, server, fake, tmp_path):
+    """Real ``curl --trace-ascii -`` output: the method, the URL and the body sent, drawn;
+    the key it sent in Authorization nowhere on the page."""
+    (tmp_path / "body.json").write_text(
+        json.dumps({**BODY, "model": "replay:openai-gpt4o-tool-single.sse"})
+    )
+    secret = "sk-proj-" + "Z9y8X7w6V5u4T3s2R1q0" * 3
+    args = ["curl", "-sS", "-N", "--trace-ascii", "-", "-d", f"@{tmp_path / 'body.json'}"]
+    args += ["-H", "Content-Type: application/json", "-H", f"Authorization: Bearer {secret}"]
+    done = subprocess.run(
+        [*args, f"{fake.url}/chat/completions"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=60,
+    )
+    assert done.returncode == 0 and b"=> Send data" in done.stdout, done.stdout
+    status, answer = upload(server, done.stdout, title="curl trace")
+    assert status == 201, answer
+    page.goto(answer["url"])
+    page.wait_for_selector('#player[data-loaded="true"]', state="attached", timeout=15000)
+    panel = page.get_by_test_id("request")
+    assert panel.count() == 1
+    assert panel.get_by_test_id("request-method").text_content() == "POST"
+    assert panel.get_by_test_id("request-url").text_content() == f"{fake.url}/chat/completions"
+    panel.locator("summary").first.click()
+    rows = panel.locator('[data-testid="request-params"] tr[data-param]')
+    values = {
+        r.get_attribute("data-param"): r.locator(".param-value").text_content() for r in rows.all()
+    }
+    assert values["temperature"] == "0.3" and values["tool_choice"] == "required"
+    assert panel.locator(".request-source").text_content() == "from the curl output"
+    assert len(panel.get_by_test_id("request-message").all()) == 4
+    content = page.content()
+    assert secret[:24] not in content and secret[-12:] not in content
