@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.captures import read_capture
+from app.captures import curlv, read_capture
 from app.captures.curlv import NO_BODY
 from app.captures.export import to_timed
 from app.domain.requests import request_view
@@ -187,3 +187,42 @@ def test_a_trace_exported_as_timed_reads_back_with_the_same_request(fake, tmp_pa
     before, after = the_view(capture).to_json(), the_view(back).to_json()
     assert after.pop("source") == "recording" and before.pop("source") == "curl"
     assert after == before and after["messages"]
+
+
+def trace_of(fake, tmp_path: Path, raw: bytes) -> bytes:
+    """``curl --trace-ascii - --data-binary @body``: the body sent byte for byte."""
+    (tmp_path / "raw.json").write_bytes(raw)
+    args = ["curl", "-sS", "-N", "--trace-ascii", "-", "--data-binary", f"@{tmp_path / 'raw.json'}"]
+    done = subprocess.run(
+        [*args, "-H", "Content-Type: application/json", f"{fake.url}/chat/completions"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout
+    return done.stdout
+
+
+def test_untrace_gives_the_bytes_sent_crlf_at_the_width_and_cut_lines(fake, tmp_path):
+    # A CRLF right after byte 64 (curl breaks there without a cut), one inside a line, and a
+    # line longer than two widths: the trace's lines joined back give exactly the body sent.
+    head = b'{"model": "replay:' + REPLAY.encode() + b'", "x": "'
+    raw = head + b"a" * (64 - len(head) - 2) + b'",\r\n "stream": true,\r\n "messages": '
+    raw += b'[{"role": "user", "content": "' + b"b" * 150 + b'"}]}'
+    assert raw.index(b"\r\n") == 64  # just after a whole line's width
+    data = trace_of(fake, tmp_path, raw)
+    exchange = curlv.parse(data, "trace")
+    assert exchange.sent == raw
+    assert the_view(read_capture(data)).messages[0].parts[0].text == "b" * 150
+
+
+def test_a_body_with_bare_line_feeds_is_named_not_guessed(fake, tmp_path):
+    """curl prints a lone LF as ".": the body is not JSON as the trace holds it, and the view
+    says so rather than guess the bytes."""
+    raw = json.dumps(BODY, indent=2).encode()
+    assert b"\n" in raw and b"\r" not in raw
+    data = trace_of(fake, tmp_path, raw)
+    view = the_view(read_capture(data))
+    assert view.note == f"the body sent ({len(raw):,} bytes) is not JSON"
+    assert view.method == "POST" and view.params == ()
+

@@ -31,7 +31,7 @@ from .scrub.text import sweep
 _VERBOSE_START = re.compile(rb"\A(?:\* |> |< |== Info: |=> Send |<= Recv )")
 _REQUEST_LINE = re.compile(rb"(?m)^(?:> |[0-9a-f]{4}: )([A-Z]+) (\S+) HTTP/[0-9.]+\r?$")
 _TRACE_BLOCK = re.compile(rb"(?:=> Send|<= Recv) (header|data|SSL data), (\d+) bytes")
-_TRACE_LINE = re.compile(rb"([0-9a-f]{4,}): ")
+_TRACE_LINE = re.compile(rb"([0-9a-f]{4,8}): ")
 _CONNECTED = re.compile(rb"Connected to (\S+) \(([^)]*)\) port (\d+)")
 _TLS = re.compile(rb"SSL connection|TLSv1|ALPN|Server certificate")
 _CURL_NOISE = re.compile(rb"(?:\* |> |< |\{ \[|\} \[|== Info: |=> Send |<= Recv )")

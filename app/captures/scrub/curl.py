@@ -23,9 +23,9 @@ _HEADER = re.compile(
 
 _BLOCK = re.compile(
     rb"(?m)^((?:=> Send|<= Recv) [a-zA-Z ]+, )(\d+) bytes(?: \(0x[0-9a-f]+\))?(\r?\n)"
-    rb"((?:[0-9a-f]{4,}: [^\r\n]*(?:\r?\n|\Z))*)"
+    rb"((?:[0-9a-f]{4,8}: [^\r\n]*(?:\r?\n|\Z))*)"
 )
-_LINE = re.compile(rb"[0-9a-f]{4,}: [^\r\n]*(?:\r?\n)?")
+_LINE = re.compile(rb"[0-9a-f]{4,8}: [^\r\n]*(?:\r?\n)?")
 
 
 def scrub_curl(data: bytes, redactions: Redactions) -> bytes:
