@@ -225,4 +225,3 @@ def test_a_body_with_bare_line_feeds_is_named_not_guessed(fake, tmp_path):
     view = the_view(read_capture(data))
     assert view.note == f"the body sent ({len(raw):,} bytes) is not JSON"
     assert view.method == "POST" and view.params == ()
-
