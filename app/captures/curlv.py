@@ -11,7 +11,9 @@ sent with ``-d``. ``--trace-ascii`` writes each thing sent or received as a bloc
 between the blocks.
 
 ``parse`` gives the request (its line, Host, the headers that matter, the body a trace holds),
-the last response head, and the response body: the body lines, without curl's own lines.
+the last response head, and the response body: the body lines, without curl's own lines. The
+reader reads the response from those two put together, as ``curl -i`` shows it: a raw event's
+line and byte count in that text, not in the file.
 Secrets: no header value but the content type is kept, the URL goes through ``scrub_url`` and a
 body through the sweep, so no key reaches a view.
 """
@@ -57,7 +59,6 @@ class Exchange:
     tls: bool = False
     response_head: bytes = b""  # "HTTP/x status" and its headers, as curl -i shows them
     body: bytes = b""  # the response body: the capture's lines that are not curl's own
-    body_line: int = 1
 
     def header(self, name: str) -> str | None:
         found = [v for k, v in self.headers if k.lower() == name]
@@ -135,7 +136,6 @@ def _verbose(data: bytes) -> Exchange:
     out.body = b"".join(
         line for line in lines[body_from:] if not _CURL_NOISE.match(line) and line.strip() != b"<"
     )
-    out.body_line = body_from + 1
     return out
 
 
@@ -143,9 +143,8 @@ def _trace(data: bytes) -> Exchange:
     out = Exchange()
     blocks: list[tuple[bytes, bytes, list[bytes], int]] = []  # (direction, kind, lines, size)
     body: list[bytes] = []
-    first_body: int | None = None
     lines = data.splitlines(keepends=True)
-    for number, line in enumerate(lines):
+    for line in lines:
         bare = line.rstrip(b"\r\n")
         block = _TRACE_BLOCK.match(bare)
         if block:
@@ -157,7 +156,6 @@ def _trace(data: bytes) -> Exchange:
             blocks[-1][2].append(bare)
         else:
             body.append(line)
-            first_body = number + 1 if first_body is None else first_body
     sent_head = b"".join(untrace(b[2], b[3]) for b in blocks if b[:2] == (b"=>", b"header"))
     heads = sent_head.split(b"\r\n\r\n")
     request = [h for h in heads if h.strip()]
@@ -171,7 +169,6 @@ def _trace(data: bytes) -> Exchange:
     if responses:
         out.response_head = responses[-1] + b"\r\n\r\n"
     out.body = b"".join(body)
-    out.body_line = first_body or len(lines) + 1
     return out
 
 
