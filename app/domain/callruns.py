@@ -1,0 +1,224 @@
+"""Proxied calls grouped into runs (docs/runs.md): an agent loop's calls, each answering the
+last one's tool calls, as one run.
+
+A call *continues* an earlier call when its request's messages (``app/domain/requests``, every
+dialect's shape merged) start with the earlier call's messages, go on with the earlier call's
+answer as the assistant's turn, and then hold more (the tool results, a user turn):
+
+- the answer's turn is the messages right after the earlier call's, as long as their role is
+  the model's (``assistant``, ``model``): one chat or Anthropic message, or the several items
+  Responses sends back (a message, each ``function_call``, reasoning);
+- its tool calls are the answer's, in order, matched by id, name and arguments (arguments
+  compared as JSON values when both parse: an object sent back equals the text it streamed);
+- its text, when it sent any, is the answer's text (reasoning is not compared);
+- a Responses call naming the earlier call's response (``previous_response_id``) continues it
+  whatever its input.
+
+An edited history (a message changed, dropped or reordered, an answer not sent back as it
+came) does not continue. Of the earlier calls a new one continues, the one with the most
+messages (the loop's last turn) names the run. ``Grouper`` keeps the recent calls it groups
+over: at most ``MAX_RECENT``, none older than ``MAX_AGE_S``, each key (a client and upstream)
+apart; a run holds at most ``MAX_CALLS`` calls (the next starts a run of its own). No Flask, no
+I/O here.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .requests.model import Message, Part, RequestView
+
+MODEL_ROLES = frozenset({"assistant", "model"})
+MAX_RECENT = 500  # earlier calls kept to group over (every key together)
+MAX_AGE_S = 3600.0  # an earlier call older than this is not continued
+MAX_CALLS = 200  # calls in one run
+MAX_NAME = 100  # characters of a run's name (the X-Streamscope-Run header)
+NAME = re.compile(r"[^A-Za-z0-9._:-]+")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str | None
+    name: str | None
+    arguments: str | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a call answered, as it was assembled from its stream (``normalized``'s output)."""
+
+    text: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    response_id: str | None = None  # a Responses answer's id (previous_response_id names it)
+
+    @classmethod
+    def from_output(cls, output: dict[str, Any] | None, response_id: str | None = None) -> Answer:
+        """From one output of ``app/domain/normalize.py``'s ``normalized``."""
+        output = output or {}
+        calls = tuple(
+            ToolCall(_string(c.get("id")), _string(c.get("name")), _string(c.get("arguments")))
+            for c in output.get("tool_calls") or ()
+            if isinstance(c, dict)
+        )
+        return cls(_string(output.get("text")), calls, response_id)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """An earlier call, as grouping knows it."""
+
+    call: str  # the call's id
+    run: str
+    view: RequestView
+    answer: Answer
+    at: float  # when it was made (seconds, the grouper's clock)
+
+
+def run_name(header: str | None) -> str | None:
+    """A run's name from ``X-Streamscope-Run``: letters, digits and ``._:-`` (any other run of
+    characters one ``-``), at most ``MAX_NAME``; None when nothing is left."""
+    if header is None:
+        return None
+    name = NAME.sub("-", header.strip())[:MAX_NAME].strip("-")
+    return name or None
+
+
+def continues(
+    view: RequestView, earlier: RequestView, answer: Answer, previous_response: str | None = None
+) -> bool:
+    """Whether a call with request ``view`` is the next turn of the call ``earlier`` that
+    answered ``answer`` (the module's doc has the rule)."""
+    if previous_response is not None:
+        return answer.response_id is not None and previous_response == answer.response_id
+    if view.dialect is None or view.dialect != earlier.dialect:
+        return False
+    before, now = earlier.messages, view.messages
+    if not before or len(now) <= len(before) or now[: len(before)] != before:
+        return False
+    rest = now[len(before) :]
+    turn = 0
+    while turn < len(rest) and rest[turn].role in MODEL_ROLES:
+        turn += 1
+    if turn == 0 or turn == len(rest):  # no answer sent back, or nothing after it
+        return False
+    return _answered(rest[:turn], answer)
+
+
+def _answered(turn: Sequence[Message], answer: Answer) -> bool:
+    parts = [p for m in turn for p in m.parts]
+    calls = [p for p in parts if p.kind == "tool_call"]
+    if len(calls) != len(answer.tool_calls):
+        return False
+    if not all(_same_call(p, c) for p, c in zip(calls, answer.tool_calls, strict=True)):
+        return False
+    sent = "".join(p.text or "" for p in parts if p.kind == "text").strip()
+    said = (answer.text or "").strip()
+    if sent:
+        return sent == said
+    return bool(calls)  # an answer of text only must be sent back as its text
+
+
+def _same_call(part: Part, call: ToolCall) -> bool:
+    if part.id != call.id or part.name != call.name:
+        return False
+    return _value(part.arguments) == _value(call.arguments)
+
+
+def _value(arguments: str | None) -> Any:
+    if arguments is None or not arguments.strip():
+        return {}
+    try:
+        return orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        return arguments
+
+
+def best(
+    view: RequestView, earlier: Sequence[Turn], previous_response: str | None = None
+) -> Turn | None:
+    """The earlier call the new one continues: of those it continues, the one with the most
+    messages, then the latest."""
+    found = [t for t in earlier if continues(view, t.view, t.answer, previous_response)]
+    if not found:
+        return None
+    return max(found, key=lambda t: (len(t.view.messages), t.at))
+
+
+class Grouper:
+    """The runs of the recent calls, per key (a client and upstream), capped (see module doc).
+
+    ``assign`` gives a new call its run: the explicit name, else the run of the call it
+    continues, else a new run (``new_run`` names it). ``answered`` tells it the call's answer
+    once its stream ended: from then on later calls may continue it."""
+
+    def __init__(
+        self,
+        clock: Callable[[], float],
+        *,
+        kept: int = MAX_RECENT,
+        max_age_s: float = MAX_AGE_S,
+        max_calls: int = MAX_CALLS,
+    ) -> None:
+        self.clock = clock
+        self.max_age_s = max_age_s
+        self.max_calls = max_calls
+        self._turns: deque[tuple[str, Turn]] = deque(maxlen=kept)
+        self._sizes: dict[str, int] = {}  # calls per run, of the runs assigned here
+        self._pending: dict[str, tuple[str, str, RequestView, float]] = {}
+        self._lock = threading.Lock()
+
+    def assign(
+        self,
+        key: str,
+        call: str,
+        view: RequestView | None,
+        *,
+        name: str | None = None,
+        previous_response: str | None = None,
+        new_run: Callable[[], str],
+    ) -> str:
+        now = self.clock()
+        with self._lock:
+            run = name
+            if run is None and view is not None:
+                recent = [t for k, t in self._turns if k == key and now - t.at <= self.max_age_s]
+                found = best(view, recent, previous_response)
+                if found is not None and self._sizes.get(found.run, 0) < self.max_calls:
+                    run = found.run
+            if run is None:
+                run = new_run()
+            self._sizes[run] = self._sizes.get(run, 0) + 1
+            if view is not None:
+                self._pending[call] = (key, run, view, now)
+            while len(self._sizes) > self._turns.maxlen * 2:  # type: ignore[operator]
+                self._sizes.pop(next(iter(self._sizes)))
+            while len(self._pending) > self._turns.maxlen:  # type: ignore[operator]
+                self._pending.pop(next(iter(self._pending)))
+            return run
+
+    def answered(self, call: str, answer: Answer) -> None:
+        with self._lock:
+            pending = self._pending.pop(call, None)
+            if pending is None:
+                return
+            key, run, view, at = pending
+            self._turns.append((key, Turn(call, run, view, answer, at)))
+
+    def add(self, key: str, turn: Turn) -> None:
+        """An earlier call known from elsewhere (another process, through the store)."""
+        with self._lock:
+            if any(t.call == turn.call for _, t in self._turns):
+                return
+            self._turns.append((key, turn))
+            self._sizes[turn.run] = self._sizes.get(turn.run, 0) + 1
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
