@@ -202,68 +202,69 @@ def test_run_name() -> None:
     assert run_name(None) is None
 
 
-def grouper(**caps: Any) -> tuple[Grouper, list[float]]:
+def grouper(**caps: Any) -> tuple[Grouper, list[float], Any]:
     now = [100.0]
-    return Grouper(lambda: now[0], **caps), now
+    names = (f"run-{n}" for n in itertools.count(1))
+    return Grouper(lambda: now[0], **caps), now, lambda: next(names)
+
+
+SECOND = (USER, chat_call_message(), TOOL_RESULT)
 
 
 def test_grouper_two_parallel_conversations_stay_apart() -> None:
-    g, _ = grouper()
-    names = (f"run-{n}" for n in itertools.count(1))
+    g, now, new = grouper()
     other_user = {"role": "user", "content": "Weather in Oslo?"}
     oslo = ToolCall("call_1", "get_weather", '{"city": "Oslo"}')
-    a1 = g.assign("k", "a1", chat(USER), new_run=lambda: next(names))
-    b1 = g.assign("k", "b1", chat(other_user), new_run=lambda: next(names))
-    g.answered("a1", TOOL_ANSWER)
-    g.answered("b1", Answer(None, (oslo,)))
-    a2 = g.assign(
-        "k", "a2", chat(USER, chat_call_message(), TOOL_RESULT), new_run=lambda: next(names)
-    )
-    b2 = g.assign(
-        "k",
-        "b2",
-        chat(other_user, chat_call_message('{"city": "Oslo"}'), TOOL_RESULT),
-        new_run=lambda: next(names),
-    )
+    a1 = g.assign("k", "a1", chat(USER), TOOL_ANSWER, at=now[0], new_run=new)
+    b1 = g.assign("k", "b1", chat(other_user), Answer(None, (oslo,)), at=now[0], new_run=new)
+    a2_view = chat(*SECOND)
+    b2_view = chat(other_user, chat_call_message('{"city": "Oslo"}'), TOOL_RESULT)
+    assert g.match("k", a2_view) == "run-1" and g.match("k", b2_view) == "run-2"
+    a2 = g.assign("k", "a2", a2_view, Answer("18C"), at=now[0], new_run=new)
+    b2 = g.assign("k", "b2", b2_view, Answer("5C"), at=now[0], new_run=new)
     assert (a1, b1, a2, b2) == ("run-1", "run-2", "run-1", "run-2")
     # another key (client, upstream) never joins
-    c = g.assign(
-        "other", "c", chat(USER, chat_call_message(), TOOL_RESULT), new_run=lambda: next(names)
-    )
-    assert c == "run-3"
+    assert g.match("other", a2_view) is None
+    assert g.assign("other", "c", a2_view, Answer(), at=now[0], new_run=new) == "run-3"
 
 
-def test_grouper_unanswered_expired_and_full_runs_are_not_continued() -> None:
-    g, now = grouper(max_age_s=10.0, max_calls=2)
-    names = (f"run-{n}" for n in itertools.count(1))
-    second = chat(USER, chat_call_message(), TOOL_RESULT)
-    assert g.assign("k", "a", chat(USER), new_run=lambda: next(names)) == "run-1"
-    # not answered yet: nothing to continue
-    assert g.assign("k", "b", second, new_run=lambda: next(names)) == "run-2"
-    g.answered("a", TOOL_ANSWER)
-    assert g.assign("k", "c", second, new_run=lambda: next(names)) == "run-1"
+def test_grouper_expired_and_full_runs_are_not_continued() -> None:
+    g, now, new = grouper(max_age_s=10.0, max_calls=2)
+    second = chat(*SECOND)
+    assert g.assign("k", "a", chat(USER), TOOL_ANSWER, at=now[0], new_run=new) == "run-1"
+    assert g.assign("k", "b", second, Answer("x"), at=now[0], new_run=new) == "run-1"
     # run-1 holds max_calls now
-    assert g.assign("k", "d", second, new_run=lambda: next(names)) == "run-3"
-    now[0] += 11
-    g.answered("b", TOOL_ANSWER)  # b was made at 100: too old now for a later call
-    assert g.assign("k", "e", second, new_run=lambda: next(names)) == "run-4"
+    assert g.match("k", second) is None
+    assert g.assign("k", "c", chat(USER), TOOL_ANSWER, at=now[0], new_run=new) == "run-2"
+    now[0] += 11  # c was made at 100: too old now for a later call
+    assert g.match("k", second) is None
+    assert g.assign("k", "d", second, Answer(), at=now[0], new_run=new) == "run-3"
 
 
-def test_grouper_explicit_name_and_cap_on_kept() -> None:
-    g, _ = grouper(kept=2)
-    names = (f"run-{n}" for n in itertools.count(1))
-    assert g.assign("k", "a", chat(USER), name="loop", new_run=lambda: next(names)) == "loop"
-    g.answered("a", TOOL_ANSWER)
-    for n in range(3):  # push "a" out of the two kept
-        g.assign("k", f"x{n}", chat({"role": "user", "content": str(n)}), new_run=lambda: "z")
-        g.answered(f"x{n}", Answer("t"))
-    second = chat(USER, chat_call_message(), TOOL_RESULT)
-    assert g.assign("k", "b", second, new_run=lambda: next(names)) == "run-1"
+def test_grouper_given_run_and_cap_on_kept() -> None:
+    g, now, new = grouper(kept=2)
+    assert g.assign("k", "a", chat(USER), TOOL_ANSWER, at=now[0], run="loop", new_run=new) == (
+        "loop"
+    )
+    assert g.match("k", chat(*SECOND)) == "loop"
+    for n in range(2):  # push "a" out of the two kept
+        view = chat({"role": "user", "content": str(n)})
+        g.assign("k", f"x{n}", view, Answer("t"), at=now[0], new_run=new)
+    assert g.match("k", chat(*SECOND)) is None
+    # a call with no readable request is its own run, and is not kept
+    assert g.assign("k", "y", None, Answer(), at=now[0], new_run=new) == "run-3"
+
+
+def test_grouper_previous_response_without_a_view() -> None:
+    g, now, new = grouper()
+    view = responses("hi")
+    g.assign("k", "a", view, Answer(None, (), "resp_7"), at=now[0], new_run=new)
+    assert g.match("k", None, "resp_7") == "run-1"
+    assert g.match("k", None, "resp_8") is None
 
 
 def test_grouper_add_from_elsewhere() -> None:
-    g, _ = grouper()
+    g, now, new = grouper()
     g.add("k", Turn("a", "remote", chat(USER), TOOL_ANSWER, 100.0))
     g.add("k", Turn("a", "remote", chat(USER), TOOL_ANSWER, 100.0))  # once
-    second = chat(USER, chat_call_message(), TOOL_RESULT)
-    assert g.assign("k", "b", second, new_run=lambda: "new") == "remote"
+    assert g.assign("k", "b", chat(*SECOND), Answer(), at=now[0], new_run=new) == "remote"

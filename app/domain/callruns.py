@@ -33,7 +33,10 @@ from typing import Any
 
 import orjson
 
+from .normalize import normalized
 from .requests.model import Message, Part, RequestView
+from .stream import Stream
+from .summary import dialect_of, fold, identity
 
 MODEL_ROLES = frozenset({"assistant", "model"})
 MAX_RECENT = 500  # earlier calls kept to group over (every key together)
@@ -154,9 +157,12 @@ def best(
 class Grouper:
     """The runs of the recent calls, per key (a client and upstream), capped (see module doc).
 
-    ``assign`` gives a new call its run: the explicit name, else the run of the call it
-    continues, else a new run (``new_run`` names it). ``answered`` tells it the call's answer
-    once its stream ended: from then on later calls may continue it."""
+    A call's run is looked for when it starts (``match``: its predecessor has usually ended by
+    then, so the run is followed live) and settled when it ends (``assign``: by then the call
+    it continues has surely ended too, and its answer is known). ``assign`` gives the run it
+    was given (the explicit name, or what ``match`` found), else the run of the call it
+    continues, else a new run (``new_run`` names it), and keeps the call with its answer for
+    later calls to continue."""
 
     def __init__(
         self,
@@ -167,49 +173,53 @@ class Grouper:
         max_calls: int = MAX_CALLS,
     ) -> None:
         self.clock = clock
+        self.kept = kept
         self.max_age_s = max_age_s
         self.max_calls = max_calls
         self._turns: deque[tuple[str, Turn]] = deque(maxlen=kept)
-        self._sizes: dict[str, int] = {}  # calls per run, of the runs assigned here
-        self._pending: dict[str, tuple[str, str, RequestView, float]] = {}
+        self._sizes: dict[str, int] = {}  # calls per run, of the runs kept here
         self._lock = threading.Lock()
+
+    def match(
+        self, key: str, view: RequestView | None, previous_response: str | None = None
+    ) -> str | None:
+        """The run of the recent call of ``key`` that a call with ``view`` continues, if any
+        (and not full)."""
+        if view is None and previous_response is None:
+            return None
+        now = self.clock()
+        with self._lock:
+            recent = [t for k, t in self._turns if k == key and now - t.at <= self.max_age_s]
+            sizes = dict(self._sizes)
+        if view is None:
+            view = RequestView(None, None, "recording", None)
+        found = best(view, recent, previous_response)
+        if found is None or sizes.get(found.run, 0) >= self.max_calls:
+            return None
+        return found.run
 
     def assign(
         self,
         key: str,
         call: str,
         view: RequestView | None,
+        answer: Answer,
         *,
-        name: str | None = None,
+        at: float,
+        run: str | None = None,
         previous_response: str | None = None,
         new_run: Callable[[], str],
     ) -> str:
-        now = self.clock()
+        """The ended call's run; from now on later calls may continue it. ``at``: when it
+        started (the grouper's clock)."""
+        chosen = run or self.match(key, view, previous_response) or new_run()
         with self._lock:
-            run = name
-            if run is None and view is not None:
-                recent = [t for k, t in self._turns if k == key and now - t.at <= self.max_age_s]
-                found = best(view, recent, previous_response)
-                if found is not None and self._sizes.get(found.run, 0) < self.max_calls:
-                    run = found.run
-            if run is None:
-                run = new_run()
-            self._sizes[run] = self._sizes.get(run, 0) + 1
+            self._sizes[chosen] = self._sizes.get(chosen, 0) + 1
             if view is not None:
-                self._pending[call] = (key, run, view, now)
-            while len(self._sizes) > self._turns.maxlen * 2:  # type: ignore[operator]
+                self._turns.append((key, Turn(call, chosen, view, answer, at)))
+            while len(self._sizes) > self.kept:  # the oldest runs' counts go first
                 self._sizes.pop(next(iter(self._sizes)))
-            while len(self._pending) > self._turns.maxlen:  # type: ignore[operator]
-                self._pending.pop(next(iter(self._pending)))
-            return run
-
-    def answered(self, call: str, answer: Answer) -> None:
-        with self._lock:
-            pending = self._pending.pop(call, None)
-            if pending is None:
-                return
-            key, run, view, at = pending
-            self._turns.append((key, Turn(call, run, view, answer, at)))
+        return chosen
 
     def add(self, key: str, turn: Turn) -> None:
         """An earlier call known from elsewhere (another process, through the store)."""
@@ -218,6 +228,35 @@ class Grouper:
                 return
             self._turns.append((key, turn))
             self._sizes[turn.run] = self._sizes.get(turn.run, 0) + 1
+
+
+@dataclass(frozen=True)
+class Ended:
+    """What a run's waterfall shows of a call's answer, read once its stream ended."""
+
+    answer: Answer
+    stop: str | None  # the stop reason as the dialect spells it
+    input_tokens: int | None
+
+
+def answer_of(stream: Stream) -> Ended:
+    """A stream's answer (its first output), stop reason and input tokens."""
+    dialect = dialect_of(stream)
+    timeline = fold(stream, with_logprobs=False)
+    completion = dialect.assemble(timeline.runs)
+    shape = normalized(timeline.runs, dialect, completion)
+    outputs = shape["outputs"]
+    first = outputs[0] if outputs else None
+    response_id, _ = identity(stream)
+    answer = Answer.from_output(first, response_id if isinstance(response_id, str) else None)
+    stop = first.get("stop_reason") if first else None
+    usage = shape.get("usage") or {}
+    tokens = usage.get("input_tokens") if isinstance(usage, dict) else None
+    return Ended(
+        answer,
+        stop if isinstance(stop, str) else None,
+        tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+    )
 
 
 def _string(value: Any) -> str | None:

@@ -15,11 +15,16 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import secrets
 import socket
+import time
 from typing import Any
 
 import orjson
 
+from ..domain.callruns import Answer, Ended, Grouper, run_name
+from ..domain.requests import read_request
+from ..live.apis import Api
 from ..live.redact import Redactor
 from ..live.service import LiveService
 from ..settings import Settings
@@ -47,6 +52,7 @@ class ProxyService:
         self.shared = SharedCalls(self.calls, live.streams) if live.streams is not None else None
         self.watch = Watch()
         self.writer = StoreWriter()
+        self.grouper = Grouper(time.monotonic)  # the runs of recent calls (docs/runs.md)
 
     @property
     def enabled(self) -> bool:
@@ -106,8 +112,11 @@ class ProxyService:
         it, for the share link of the call's span (docs/otel.md)."""
         url = upstream.target(rest, query)
         path = "/" + rest
-        model = model_of(json_object(body), path)
+        parsed = json_object(body)
+        model = model_of(parsed, path)
         call = Call(upstream.name, method, path, model)
+        api = api_of(path)
+        call.run_id = self.group(call, upstream.name, client, headers, parsed, api)
         redactor = Redactor(
             [
                 *proxy_headers.credentials(headers),
@@ -116,7 +125,6 @@ class ProxyService:
             ],
             self.settings.max_line_mb * 1024 * 1024,
         )
-        api = api_of(path)
         live = self.live
         recording = start_recording(
             live.store,
@@ -157,6 +165,43 @@ class ProxyService:
             client_socket=client_socket,
             client=client,
         )
+
+    def group(
+        self,
+        call: Call,
+        upstream: str,
+        client: str,
+        headers: list[tuple[str, str]],
+        body: Any,
+        api: Api | None,
+    ) -> str | None:
+        """The call's run (docs/runs.md): the one ``X-Streamscope-Run`` names, else the run of
+        the recent call of the same client and upstream it continues, looked for now (so the
+        run's page shows the call while it streams) and again once it ended (its predecessor
+        has surely ended by then), else a new one, given at its end."""
+        named = run_name(
+            next((v for k, v in headers if k.lower() == proxy_headers.RUN_HEADER.lower()), None)
+        )
+        dialect = api.dialect if api is not None else None
+        view = read_request(body, dialect) if isinstance(body, dict) else None
+        previous = body.get("previous_response_id") if isinstance(body, dict) else None
+        previous = previous if isinstance(previous, str) else None
+        key = f"{client} {upstream}"
+
+        def ended(facts: Ended | None) -> None:
+            call.run_id = self.grouper.assign(
+                key,
+                str(call.number),
+                view,
+                facts.answer if facts is not None else Answer(),
+                at=call.clock,
+                run=call.run_id,
+                previous_response=previous,
+                new_run=lambda: "run-" + secrets.token_hex(6),
+            )
+
+        call.on_ended = ended
+        return named or self.grouper.match(key, view, previous)
 
 
 def json_object(body: bytes) -> Any:

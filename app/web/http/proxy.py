@@ -17,6 +17,7 @@ from flask import Blueprint, Flask, Response, g, jsonify, render_template, reque
 from ...proxy.exchange import Body
 from ...proxy.headers import TOKEN_HEADER, to_client
 from ...proxy.outgoing import Failure
+from ...proxy.runs import run_view, runs_listing
 from ...proxy.service import ProxyService
 from ...proxy.upstreams import TOKEN_PARAM, BadTarget, raw_rest, without_token
 from .. import bodies
@@ -35,7 +36,13 @@ def _service() -> ProxyService:
 
 def is_proxy_path(path: str) -> bool:
     """The paths the proxy's check guards: calls, the page, the list."""
-    return path == "/proxy" or path.startswith(PREFIX) or path == "/api/proxy/calls"
+    return (
+        path == "/proxy"
+        or path.startswith(PREFIX)
+        or path == "/api/proxy/calls"
+        or path == "/api/proxy/runs"
+        or path.startswith("/api/proxy/runs/")
+    )
 
 
 @proxy.app_context_processor
@@ -60,6 +67,8 @@ def install(app: Flask) -> None:
                 "STREAMSCOPE_PROXY_UPSTREAMS (or serve --proxy NAME=URL)",
                 code="proxy_off",
             )
+        if request.endpoint == "proxy.run_page":
+            return  # a page with no data: its script asks the API, with the token
         refused = service.why_locked(presented_token())
         if refused:
             raise Forbidden(refused, code="proxy_token")
@@ -148,4 +157,32 @@ def calls() -> Response:
     """The calls, newest first (``app/proxy/calls.py``; every process's: ``shared.py``)."""
     response = jsonify({"calls": _service().listing()})
     response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@proxy.get("/api/proxy/runs")
+def runs() -> Response:
+    """The runs of the listed calls, newest first (docs/runs.md)."""
+    response = jsonify({"runs": runs_listing(_service().listing())})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@proxy.get("/api/proxy/runs/<run>")
+def run(run: str) -> Response:
+    """One run's waterfall: its calls, the gaps between them, the totals (docs/runs.md)."""
+    view = run_view(run, _service().listing())
+    if view is None:
+        raise NotFound(f"no listed call is in the run {run[:100]!r}", code="no_run")
+    response = jsonify(view)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@proxy.get("/proxy/runs/<run>")
+def run_page(run: str) -> Response:
+    """The run's waterfall, followed live (static/js/run.js)."""
+    response = Response(render_template("run.html", run=run))
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
     return response
