@@ -221,6 +221,11 @@ class Grouper:
                 self._sizes.pop(next(iter(self._sizes)))
         return chosen
 
+    def size(self, run: str) -> int:
+        """How many of the calls assigned here are in ``run``."""
+        with self._lock:
+            return self._sizes.get(run, 0)
+
     def add(self, key: str, turn: Turn) -> None:
         """An earlier call known from elsewhere (another process, through the store)."""
         with self._lock:

@@ -17,6 +17,7 @@ import hmac
 import ipaddress
 import secrets
 import socket
+import threading
 import time
 from typing import Any
 
@@ -25,9 +26,12 @@ import orjson
 from ..domain.callruns import Answer, Ended, Grouper, run_name
 from ..domain.requests import read_request
 from ..live.apis import Api
+from ..live.hub import LiveRun
 from ..live.redact import Redactor
 from ..live.service import LiveService
+from ..otel.model import Parent, run_parent
 from ..settings import Settings
+from ..storage import CaptureRecord
 from . import headers as proxy_headers
 from .calls import Call, Calls
 from .exchange import Exchange
@@ -116,7 +120,8 @@ class ProxyService:
         model = model_of(parsed, path)
         call = Call(upstream.name, method, path, model)
         api = api_of(path)
-        call.run_id = self.group(call, upstream.name, client, headers, parsed, api)
+        export = Export(self.live, origin)
+        call.run_id = self.group(call, upstream.name, client, headers, parsed, api, export)
         redactor = Redactor(
             [
                 *proxy_headers.credentials(headers),
@@ -143,7 +148,7 @@ class ProxyService:
             api=api.name if api else None,
             stall_ms=self.settings.stall_ms,
             max_bytes=live.max_bytes,
-            remember=lambda record, run: live.stored(record, run, origin),
+            remember=export.stored,
             defer=self.writer,
         )
         if recording is not None:
@@ -174,6 +179,7 @@ class ProxyService:
         headers: list[tuple[str, str]],
         body: Any,
         api: Api | None,
+        export: Export,
     ) -> str | None:
         """The call's run (docs/runs.md): the one ``X-Streamscope-Run`` names, else the run of
         the recent call of the same client and upstream it continues, looked for now (so the
@@ -199,9 +205,45 @@ class ProxyService:
                 previous_response=previous,
                 new_run=lambda: "run-" + secrets.token_hex(6),
             )
+            first = self.grouper.size(call.run_id) == 1
+            export.grouped(run_parent(call.run_id, root=first))
 
         call.on_ended = ended
         return named or self.grouper.match(key, view, previous)
+
+
+class Export:
+    """A call's export waits for both its recording in the store and its run (given once the
+    call ended): whichever comes second hands it to ``LiveService.stored``, its span a child
+    of the run's root span (docs/runs.md)."""
+
+    def __init__(self, live: LiveService, origin: str | None) -> None:
+        self.live = live
+        self.origin = origin
+        self._lock = threading.Lock()
+        self._stored: tuple[CaptureRecord, LiveRun] | None = None
+        self._parent: Parent | None = None
+        self._grouped = False
+
+    def stored(self, record: CaptureRecord, run: LiveRun) -> None:
+        with self._lock:
+            self._stored = (record, run)
+            ready = self._grouped
+        if ready:
+            self._send()
+
+    def grouped(self, parent: Parent | None) -> None:
+        with self._lock:
+            self._parent, self._grouped = parent, True
+            ready = self._stored is not None
+        if ready:
+            self._send()
+
+    def _send(self) -> None:
+        with self._lock:
+            stored, self._stored = self._stored, None
+        if stored is not None:
+            self.live.stored(*stored, self.origin, self._parent)
 
 
 def json_object(body: bytes) -> Any:
