@@ -59,19 +59,24 @@ def waterfall(server, run: str) -> dict:
     return get_json(server, f"/api/proxy/runs/{run}")
 
 
-def openai_loop(server, city: str = "Paris", **headers: str) -> list[dict]:
+def openai_loop(server, city: str = "Paris", *, then: Any = None, **headers: str) -> list[dict]:
+    """The openai SDK's tool loop: a tool call, then the answer after its result; the second
+    turn through ``then`` (another process) when given."""
     import openai
 
-    client = openai.OpenAI(
-        api_key=KEY,
-        base_url=f"{server.url}/proxy/local/v1",
-        max_retries=0,
-        default_headers=headers or None,
-        http_client=httpx.Client(),
-    )
+    def client_of(target: Any) -> Any:
+        return openai.OpenAI(
+            api_key=KEY,
+            base_url=f"{target.url}/proxy/local/v1",
+            max_retries=0,
+            default_headers=headers or None,
+            http_client=httpx.Client(),
+        )
+
+    clients = [client_of(server), client_of(then or server)]
     messages: list[Any] = [{"role": "user", "content": f"Weather in {city}?"}]
     turns = []
-    for _ in range(2):
+    for client in clients:
         calls_made: dict[int, dict] = {}
         text = []
         for chunk in client.chat.completions.create(
@@ -109,7 +114,8 @@ def openai_loop(server, city: str = "Paris", **headers: str) -> list[dict]:
             messages.append(
                 {"role": "tool", "tool_call_id": c["id"], "content": f"{city_asked}: 18C"}
             )
-    client.close()
+    for client in clients:
+        client.close()
     return turns
 
 

@@ -264,5 +264,55 @@ def answer_of(stream: Stream) -> Ended:
     )
 
 
+def turn_json(turn: Turn) -> dict[str, Any]:
+    """What the store keeps of an ended call for other processes to group over."""
+    return {
+        "dialect": turn.view.dialect,
+        "messages": [m.to_json() for m in turn.view.messages],
+        "answer": {
+            "text": turn.answer.text,
+            "tool_calls": [[c.id, c.name, c.arguments] for c in turn.answer.tool_calls],
+            "response_id": turn.answer.response_id,
+        },
+    }
+
+
+def turn_of(call: str, run: str, at: float, kept: Any) -> Turn | None:
+    """A turn read back from ``turn_json``; None when it is not that shape."""
+    if not isinstance(kept, dict):
+        return None
+    messages = []
+    for message in kept.get("messages") or ():
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            return None
+        parts = []
+        for part in message.get("parts") or ():
+            if not isinstance(part, dict) or not isinstance(part.get("kind"), str):
+                return None
+            parts.append(
+                Part(
+                    part["kind"],
+                    text=_string(part.get("text")),
+                    name=_string(part.get("name")),
+                    id=_string(part.get("id")),
+                    arguments=_string(part.get("arguments")),
+                    error=part.get("error") is True,
+                )
+            )
+        messages.append(Message(message["role"], tuple(parts)))
+    answered = kept.get("answer")
+    said: dict[str, Any] = answered if isinstance(answered, dict) else {}
+    calls = tuple(
+        ToolCall(_string(c[0]), _string(c[1]), _string(c[2]))
+        for c in said.get("tool_calls") or ()
+        if isinstance(c, list) and len(c) == 3
+    )
+    view = RequestView(
+        None, None, "recording", _string(kept.get("dialect")), messages=tuple(messages)
+    )
+    answer = Answer(_string(said.get("text")), calls, _string(said.get("response_id")))
+    return Turn(call, run, view, answer, at)
+
+
 def _string(value: Any) -> str | None:
     return value if isinstance(value, str) else None

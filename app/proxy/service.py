@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import logging
 import secrets
 import socket
 import threading
@@ -23,8 +24,19 @@ from typing import Any
 
 import orjson
 
-from ..domain.callruns import Answer, Ended, Grouper, run_name
+from ..domain.callruns import (
+    MAX_AGE_S,
+    MAX_RECENT,
+    Answer,
+    Ended,
+    Grouper,
+    Turn,
+    run_name,
+    turn_json,
+    turn_of,
+)
 from ..domain.requests import read_request
+from ..domain.requests.model import RequestView
 from ..live.apis import Api
 from ..live.hub import LiveRun
 from ..live.redact import Redactor
@@ -41,6 +53,8 @@ from .shared import SharedCalls
 from .upstreams import Upstream, api_of, model_of, parse_upstreams
 from .watch import Watch
 from .writer import StoreWriter
+
+log = logging.getLogger("streamscope.proxy")
 
 
 class ProxyService:
@@ -195,21 +209,55 @@ class ProxyService:
         key = f"{client} {upstream}"
 
         def ended(facts: Ended | None) -> None:
-            call.run_id = self.grouper.assign(
+            answer = facts.answer if facts is not None else Answer()
+            if call.run_id is None and self.shared is not None:
+                self._recent_elsewhere(key, view, previous)
+            call.run_id = run = self.grouper.assign(
                 key,
-                str(call.number),
+                call.recording or str(call.number),
                 view,
-                facts.answer if facts is not None else Answer(),
+                answer,
                 at=call.clock,
                 run=call.run_id,
                 previous_response=previous,
                 new_run=lambda: "run-" + secrets.token_hex(6),
             )
-            first = self.grouper.size(call.run_id) == 1
-            export.grouped(run_parent(call.run_id, root=first))
+            first = self.grouper.size(run) == 1
+            export.grouped(run_parent(run, root=first))
+            if call.recording is not None:
+                turn = Turn(call.recording, run, view, answer, call.clock) if view else None
+                self.writer(lambda: self._keep_run(call, run, key, turn))
 
         call.on_ended = ended
         return named or self.grouper.match(key, view, previous)
+
+    def _recent_elsewhere(self, key: str, view: RequestView | None, previous: str | None) -> None:
+        """With other processes (Redis), the recent calls of ``key`` they served, from the
+        store, for the grouper to continue (docs/runs.md, "Across processes")."""
+        if self.grouper.match(key, view, previous) is not None:
+            return
+        wall, clock = time.time(), time.monotonic()
+        try:
+            rows = self.live.store.recent_run_calls(key, wall - MAX_AGE_S, MAX_RECENT)
+        except Exception:
+            log.exception("the recent calls of other processes could not be read")
+            return
+        for row in rows:
+            at = clock - (wall - row["created"])
+            turn = turn_of(row["capture_id"], row["run"], at, row["turn"])
+            if turn is not None:
+                self.grouper.add(key, turn)
+
+    def _keep_run(self, call: Call, run: str, key: str, turn: Turn | None) -> None:
+        """The call's run in the store, with what later calls are matched against."""
+        if call.recording is None:
+            return
+        try:
+            self.live.store.remember_run_call(
+                call.recording, run, key, call.started, turn_json(turn) if turn else None
+            )
+        except Exception:
+            log.exception("a proxied call's run could not be stored; the call is listed with it")
 
 
 class Export:
