@@ -125,7 +125,7 @@ def test_the_openai_sdk_tool_loop_is_one_run_of_two_calls(server, fake):
     first, second = settled(server, 2)
     assert first["run"] == second["run"]
     assert first["tool_calls"][0]["name"] == "get_weather"
-    assert first["stop_reason"] == "tool_calls" and second["stop_reason"] == "stop"
+    assert first["stop"] == "tool_calls" and second["stop"] == "stop"
     view = waterfall(server, first["run"])
     assert [c["id"] for c in view["calls"]] == [first["id"], second["id"]]
     one, two = view["calls"]
@@ -244,7 +244,7 @@ def test_the_anthropic_sdk_tool_loop_is_one_run_of_two_calls(server, fake):
     assert first["run"] == second["run"]
     view = waterfall(server, first["run"])
     assert len(view["calls"]) == 2 and len(view["gaps"]) == 1
-    assert view["calls"][0]["stop_reason"] == "tool_use"
+    assert view["calls"][0]["stop"] == "tool_use"
     assert [t["name"] for t in view["calls"][0]["tool_calls"]] == ["get_weather"]
-    assert view["calls"][1]["stop_reason"] == "end_turn"
+    assert view["calls"][1]["stop"] == "end_turn"
     assert view["totals"]["input_tokens"] is not None

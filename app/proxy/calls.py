@@ -145,13 +145,13 @@ class Call:
 def _ended(ended: Ended | None) -> dict[str, Any]:
     """A call's answer as its listing has it (a run's waterfall reads it)."""
     if ended is None:
-        return {"tool_calls": None, "stop_reason": None, "input_tokens": None}
+        return {"tool_calls": None, "stop": None, "input_tokens": None}
     return {
         "tool_calls": [
             {"id": c.id, "name": c.name, "arguments": (c.arguments or "")[:SHOWN_ARGUMENTS]}
             for c in ended.answer.tool_calls[:SHOWN_CALLS]
         ],
-        "stop_reason": ended.stop,
+        "stop": ended.stop,
         "input_tokens": ended.input_tokens,
     }
 

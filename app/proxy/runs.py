@@ -66,7 +66,7 @@ def run_view(run: str, listing: list[dict[str, Any]]) -> dict[str, Any] | None:
                 "input_tokens": call.get("input_tokens"),
                 "output_tokens": call.get("tokens"),
                 "tool_calls": call.get("tool_calls") or [],
-                "stop_reason": call.get("stop_reason"),
+                "stop": call.get("stop"),
                 "findings": call.get("findings"),
                 "finding_counts": call.get("finding_counts"),
             }

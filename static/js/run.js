@@ -53,7 +53,7 @@ function callRow(call, whole) {
     `TTFT ${ms(call.ttft_ms)}`,
     `duration ${ms(call.duration_ms)}`,
     `tokens ${count(call.input_tokens)} in / ${count(call.output_tokens)} out`,
-    `stop ${call.stop_reason ?? "–"}`,
+    `stop ${call.stop ?? "–"}`,
     `findings ${count(call.findings)}`,
   ];
   label.appendChild(el("div", { class: "hint", "data-testid": "run-call-facts" }, facts.join(" · ")));
