@@ -248,3 +248,32 @@ def test_the_anthropic_sdk_tool_loop_is_one_run_of_two_calls(server, fake):
     assert [t["name"] for t in view["calls"][0]["tool_calls"]] == ["get_weather"]
     assert view["calls"][1]["stop"] == "end_turn"
     assert view["totals"]["input_tokens"] is not None
+
+
+def test_the_openai_sdk_responses_tool_loop_is_one_run(server, fake):
+    import openai
+
+    client = openai.OpenAI(api_key=KEY, base_url=f"{server.url}/proxy/local/v1", max_retries=0)
+    tool = {
+        "type": "function",
+        "name": "get_weather",
+        "description": "The weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+    inputs: list[Any] = [{"role": "user", "content": "Weather in Paris?"}]
+    with client.responses.stream(model="conform", input=inputs, tools=[tool]) as stream:
+        final = stream.get_final_response()
+    calls_made = [item for item in final.output if item.type == "function_call"]
+    assert len(calls_made) == 1
+    inputs += [item.model_dump(exclude_none=True) for item in final.output]
+    inputs += [
+        {"type": "function_call_output", "call_id": c.call_id, "output": "18C"} for c in calls_made
+    ]
+    with client.responses.stream(model="conform", input=inputs, tools=[tool]) as stream:
+        answer = stream.get_final_response()
+    client.close()
+    assert answer.output_text
+    first, second = settled(server, 2)
+    assert first["run"] == second["run"]
+    assert [t["name"] for t in first["tool_calls"]] == ["get_weather"]
+    assert len(waterfall(server, first["run"])["calls"]) == 2

@@ -4,6 +4,8 @@ sharing PostgreSQL and Redis, is one run, listed as one on both."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from .proxy_helpers import get_json
@@ -20,6 +22,12 @@ def test_a_tool_loop_over_two_processes_is_one_run(pair):  # noqa: F811
     assert [len(t["calls"]) for t in turns] == [1, 0]
     first, second = settled(b, 2)  # b lists a's call too (Redis)
     assert first["run"] == second["run"]
-    for server in (a, b):
-        view = get_json(server, f"/api/proxy/runs/{first['run']}")
-        assert [c["id"] for c in view["calls"]] == [first["id"], second["id"]]
+    for server in (a, b):  # each process's listing gets the other's through Redis, soon
+        deadline = time.monotonic() + 10
+        while True:
+            view = get_json(server, f"/api/proxy/runs/{first['run']}")
+            ids = [c["id"] for c in view["calls"]]
+            if ids == [first["id"], second["id"]] or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert ids == [first["id"], second["id"]]

@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from ..captures.scrub import scrub_json
 from ..domain.callruns import (
     MAX_AGE_S,
     MAX_RECENT,
@@ -134,8 +135,6 @@ class ProxyService:
         model = model_of(parsed, path)
         call = Call(upstream.name, method, path, model)
         api = api_of(path)
-        export = Export(self.live, origin)
-        call.run_id = self.group(call, upstream.name, client, headers, parsed, api, export)
         redactor = Redactor(
             [
                 *proxy_headers.credentials(headers),
@@ -143,6 +142,10 @@ class ProxyService:
                 *self.secrets(),
             ],
             self.settings.max_line_mb * 1024 * 1024,
+        )
+        export = Export(self.live, origin)
+        call.run_id = self.group(
+            call, upstream.name, client, headers, parsed, api, export, redactor
         )
         live = self.live
         recording = start_recording(
@@ -194,6 +197,7 @@ class ProxyService:
         body: Any,
         api: Api | None,
         export: Export,
+        redactor: Redactor,
     ) -> str | None:
         """The call's run (docs/runs.md): the one ``X-Streamscope-Run`` names, else the run of
         the recent call of the same client and upstream it continues, looked for now (so the
@@ -226,7 +230,7 @@ class ProxyService:
             export.grouped(run_parent(run, root=first))
             if call.recording is not None:
                 turn = Turn(call.recording, run, view, answer, call.clock) if view else None
-                self.writer(lambda: self._keep_run(call, run, key, turn))
+                self.writer(lambda: self._keep_run(call, run, key, turn, redactor))
 
         call.on_ended = ended
         return named or self.grouper.match(key, view, previous)
@@ -248,14 +252,19 @@ class ProxyService:
             if turn is not None:
                 self.grouper.add(key, turn)
 
-    def _keep_run(self, call: Call, run: str, key: str, turn: Turn | None) -> None:
-        """The call's run in the store, with what later calls are matched against."""
+    def _keep_run(
+        self, call: Call, run: str, key: str, turn: Turn | None, redactor: Redactor
+    ) -> None:
+        """The call's run in the store, with what later calls are matched against, scrubbed
+        as the recording's request is (the call's credentials, key-shaped strings)."""
         if call.recording is None:
             return
         try:
-            self.live.store.remember_run_call(
-                call.recording, run, key, call.started, turn_json(turn) if turn else None
-            )
+            kept = None
+            if turn is not None:
+                swept = orjson.loads(redactor.whole(orjson.dumps(turn_json(turn))))
+                kept = scrub_json(swept, redactor.redactions)
+            self.live.store.remember_run_call(call.recording, run, key, call.started, kept)
         except Exception:
             log.exception("a proxied call's run could not be stored; the call is listed with it")
 
