@@ -16,7 +16,7 @@ import httpx
 import httpx2
 import pytest
 
-from .proxy_helpers import KEY, calls, get_json, proxy_server
+from .proxy_helpers import KEY, calls, get_json, proxy_server, recording
 
 pytestmark = pytest.mark.integration  # starts real servers on loopback
 
@@ -277,3 +277,34 @@ def test_the_openai_sdk_responses_tool_loop_is_one_run(server, fake):
     assert first["run"] == second["run"]
     assert [t["name"] for t in first["tool_calls"]] == ["get_weather"]
     assert len(waterfall(server, first["run"])["calls"]) == 2
+
+
+def test_a_run_exports_as_one_json_lines_file_of_its_calls_captures(server, fake):
+    from app.captures import read_capture
+
+    openai_loop(server, "Lima", **{"X-Streamscope-Run": "exported"})
+    first, second = settled(server, 2)
+    with httpx.Client(timeout=30) as client:
+        answer = client.get(f"{server.url}/api/proxy/runs/exported/export")
+        missing = client.get(f"{server.url}/api/proxy/runs/nope/export")
+    assert missing.status_code == 404
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("application/jsonl")
+    assert 'filename="exported.run.jsonl"' in answer.headers["content-disposition"]
+    lines = answer.content.splitlines(keepends=True)
+    record = json.loads(lines[0])
+    assert record == {
+        "type": "run",
+        "format": "streamscope.run",
+        "version": 1,
+        "run": "exported",
+        "captures": [first["recording"], second["recording"]],
+    }
+    starts = [i for i, line in enumerate(lines) if json.loads(line).get("type") == "header"]
+    assert len(starts) == 2 and starts[0] == 1
+    pieces = [b"".join(lines[a:b]) for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)]
+    for piece, call in zip(pieces, (first, second), strict=True):
+        raw, _ = recording(server, call["recording"])
+        assert piece == raw  # each capture as it is stored
+        (stream,) = read_capture(piece).streams
+        assert stream.dialect_name == "chat-completions" and stream.end_reason == "done"

@@ -17,7 +17,7 @@ from flask import Blueprint, Flask, Response, g, jsonify, render_template, reque
 from ...proxy.exchange import Body
 from ...proxy.headers import TOKEN_HEADER, to_client
 from ...proxy.outgoing import Failure
-from ...proxy.runs import run_view, runs_listing
+from ...proxy.runs import run_file, run_view, runs_listing
 from ...proxy.service import ProxyService
 from ...proxy.upstreams import TOKEN_PARAM, BadTarget, raw_rest, without_token
 from .. import bodies
@@ -175,6 +175,21 @@ def run(run: str) -> Response:
     if view is None:
         raise NotFound(f"no listed call is in the run {run[:100]!r}", code="no_run")
     response = jsonify(view)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@proxy.get("/api/proxy/runs/<run>/export")
+def run_export(run: str) -> Response:
+    """The run as one JSON Lines file: its calls' timed captures (docs/capture-format.md)."""
+    service = _service()
+    view = run_view(run, service.listing())
+    if view is None:
+        raise NotFound(f"no listed call is in the run {run[:100]!r}", code="no_run")
+    store = service.live.store
+    body = run_file(view, lambda i: store.get(i) is not None, store.read_bytes)
+    response = Response(body, mimetype="application/jsonl")
+    response.headers["Content-Disposition"] = f'attachment; filename="{run}.run.jsonl"'
     response.headers["Cache-Control"] = "no-store"
     return response
 
