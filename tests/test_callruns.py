@@ -15,6 +15,7 @@ from app.domain.callruns import (
     best,
     continues,
     run_name,
+    size_of,
 )
 from app.domain.requests import read_request
 
@@ -268,3 +269,12 @@ def test_grouper_add_from_elsewhere() -> None:
     g.add("k", Turn("a", "remote", chat(USER), TOOL_ANSWER, 100.0))
     g.add("k", Turn("a", "remote", chat(USER), TOOL_ANSWER, 100.0))  # once
     assert g.assign("k", "b", chat(*SECOND), Answer(), at=now[0], new_run=new) == "remote"
+
+
+def test_grouper_lets_the_oldest_go_past_its_characters():
+    g, now, new = grouper(max_chars=size_of(chat(USER)) * 2)
+    g.assign("k", "a", chat(USER), TOOL_ANSWER, at=now[0], new_run=new)
+    assert g.match("k", chat(*SECOND)) == "run-1"
+    big = chat({"role": "user", "content": "x" * 100})
+    g.assign("k", "b", big, Answer("t"), at=now[0], new_run=new)  # past the budget: a goes
+    assert g.match("k", chat(*SECOND)) is None

@@ -17,7 +17,8 @@ answer as the assistant's turn, and then hold more (the tool results, a user tur
 An edited history (a message changed, dropped or reordered, an answer not sent back as it
 came) does not continue. Of the earlier calls a new one continues, the one with the most
 messages (the loop's last turn) names the run. ``Grouper`` keeps the recent calls it groups
-over: at most ``MAX_RECENT``, none older than ``MAX_AGE_S``, each key (a client and upstream)
+over: at most ``MAX_RECENT`` and ``MAX_KEPT_CHARS`` characters of messages, none older than
+``MAX_AGE_S``, each key (a client and upstream)
 apart; a run holds at most ``MAX_CALLS`` calls (the next starts a run of its own). No Flask, no
 I/O here.
 """
@@ -42,6 +43,7 @@ MODEL_ROLES = frozenset({"assistant", "model"})
 MAX_RECENT = 500  # earlier calls kept to group over (every key together)
 MAX_AGE_S = 3600.0  # an earlier call older than this is not continued
 MAX_CALLS = 200  # calls in one run
+MAX_KEPT_CHARS = 32_000_000  # characters of the kept calls' messages, all together
 MAX_NAME = 100  # characters of a run's name (the X-Streamscope-Run header)
 NAME = re.compile(r"[^A-Za-z0-9._:-]+")
 
@@ -82,6 +84,13 @@ class Turn:
     view: RequestView
     answer: Answer
     at: float  # when it was made (seconds, the grouper's clock)
+
+
+def size_of(view: RequestView) -> int:
+    """The characters of a view's messages (what keeping it costs, roughly)."""
+    return sum(
+        len(p.text or "") + len(p.arguments or "") + 16 for m in view.messages for p in m.parts
+    )
 
 
 def run_name(header: str | None) -> str | None:
@@ -171,14 +180,26 @@ class Grouper:
         kept: int = MAX_RECENT,
         max_age_s: float = MAX_AGE_S,
         max_calls: int = MAX_CALLS,
+        max_chars: int = MAX_KEPT_CHARS,
     ) -> None:
         self.clock = clock
         self.kept = kept
         self.max_age_s = max_age_s
         self.max_calls = max_calls
-        self._turns: deque[tuple[str, Turn]] = deque(maxlen=kept)
+        self.max_chars = max_chars
+        self._turns: deque[tuple[str, Turn]] = deque()
+        self._chars = 0  # characters of the kept turns' messages
         self._sizes: dict[str, int] = {}  # calls per run, of the runs kept here
         self._lock = threading.Lock()
+
+    def _keep(self, key: str, turn: Turn) -> None:
+        """Keep a turn, the oldest let go past ``kept`` turns or ``max_chars`` characters
+        (the caller holds the lock)."""
+        self._turns.append((key, turn))
+        self._chars += size_of(turn.view)
+        while self._turns and (len(self._turns) > self.kept or self._chars > self.max_chars):
+            _, old = self._turns.popleft()
+            self._chars -= size_of(old.view)
 
     def match(
         self, key: str, view: RequestView | None, previous_response: str | None = None
@@ -216,7 +237,7 @@ class Grouper:
         with self._lock:
             self._sizes[chosen] = self._sizes.get(chosen, 0) + 1
             if view is not None:
-                self._turns.append((key, Turn(call, chosen, view, answer, at)))
+                self._keep(key, Turn(call, chosen, view, answer, at))
             while len(self._sizes) > self.kept:  # the oldest runs' counts go first
                 self._sizes.pop(next(iter(self._sizes)))
         return chosen
@@ -231,7 +252,7 @@ class Grouper:
         with self._lock:
             if any(t.call == turn.call for _, t in self._turns):
                 return
-            self._turns.append((key, turn))
+            self._keep(key, turn)
             self._sizes[turn.run] = self._sizes.get(turn.run, 0) + 1
 
 
