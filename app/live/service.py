@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from ..captures.model import Capture
 from ..otel.job import Job, Sink, share_url
+from ..otel.model import Parent
 from ..settings import Settings
 from ..storage import CaptureRecord, CaptureStore
 from .hub import LiveRun, Registry
@@ -154,7 +155,13 @@ class LiveService:
         threading.Thread(target=work, name=f"run-{run.capture_id[:6]}", daemon=True).start()
         return Started(run, title)
 
-    def stored(self, record: CaptureRecord, run: LiveRun, origin: str | None = None) -> None:
+    def stored(
+        self,
+        record: CaptureRecord,
+        run: LiveRun,
+        origin: str | None = None,
+        parent: Parent | None = None,
+    ) -> None:
         """A finished run (or proxied call) is in the store: cached as its recording reads,
         and handed to the OpenTelemetry exporter when there is one (it never waits)."""
         self.remember(record, run.capture())
@@ -171,6 +178,7 @@ class LiveService:
                     scrub=run.redactor.text,
                     ended_ms=run.ended_ms,
                     stall_ms=run.stall_ms,
+                    parent=parent,
                 )
             )
 

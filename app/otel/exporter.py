@@ -33,6 +33,7 @@ from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetr
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
 from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, TraceFlags
 from opentelemetry.trace.status import Status, StatusCode
 
@@ -100,6 +101,21 @@ class _Collected(SpanProcessor):
         self.spans.append(span)
 
 
+class _Ids(RandomIdGenerator):
+    """Random ids, except for a run's root span (its first call's): its ids are the run's
+    (``run_parent``), so every process hangs the run's later calls on it. Only the export
+    thread makes spans."""
+
+    def __init__(self) -> None:
+        self.forced: tuple[int, int] | None = None  # (trace id, span id) of the next span
+
+    def generate_trace_id(self) -> int:
+        return self.forced[0] if self.forced is not None else super().generate_trace_id()
+
+    def generate_span_id(self) -> int:
+        return self.forced[1] if self.forced is not None else super().generate_span_id()
+
+
 class OtlpExporter:
     def __init__(
         self,
@@ -126,7 +142,8 @@ class OtlpExporter:
         self._closed = False
         resource = Resource.create({"service.name": "streamscope", "service.version": __version__})
         self._collected = _Collected()
-        self._tracers = TracerProvider(resource=resource)
+        self._ids = _Ids()
+        self._tracers = TracerProvider(resource=resource, id_generator=self._ids)
         self._tracers.add_span_processor(self._collected)
         self._tracer = self._tracers.get_tracer("streamscope", __version__, schema_url=SCHEMA_URL)
         self._spans = span_exporter or OTLPSpanExporter(
@@ -230,7 +247,11 @@ class OtlpExporter:
 
     def _record(self, made: CallSpan) -> None:
         context = Context()
-        if made.parent is not None:
+        root = made.parent is not None and made.parent.root
+        if root:  # a run's first call: the run's root span, with the run's ids (docs/runs.md)
+            assert made.parent is not None
+            self._ids.forced = (made.parent.trace_id, made.parent.span_id)
+        elif made.parent is not None:
             parent = SpanContext(
                 made.parent.trace_id,
                 made.parent.span_id,
@@ -238,13 +259,16 @@ class OtlpExporter:
                 trace_flags=TraceFlags(TraceFlags.SAMPLED),
             )
             context = trace.set_span_in_context(NonRecordingSpan(parent), context)
-        span = self._tracer.start_span(
-            made.name,
-            context=context,
-            kind=SpanKind.CLIENT,
-            attributes=dict(made.attributes),
-            start_time=made.start_ns,
-        )
+        try:
+            span = self._tracer.start_span(
+                made.name,
+                context=context,
+                kind=SpanKind.CLIENT,
+                attributes=dict(made.attributes),
+                start_time=made.start_ns,
+            )
+        finally:
+            self._ids.forced = None
         if made.error_type is not None:
             span.set_status(Status(StatusCode.ERROR, made.error_message))
         span.end(end_time=made.end_ns)

@@ -11,6 +11,7 @@ SDK span, and ``points`` into histogram records.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -116,11 +117,24 @@ AttributeValue = str | bool | int | float | tuple[str, ...]
 
 @dataclass(frozen=True)
 class Parent:
-    """Where a span hangs in a trace: the seam for a run made of calls (one trace, its calls as
-    child spans). Today every call is its own trace, and no parent is given."""
+    """Where a span hangs in a trace: a run's (docs/runs.md), one trace whose root span is its
+    first call's, with the run's ids (``run_parent``), and its later calls child spans of it.
+    A call of no run is its own trace."""
 
     trace_id: int
     span_id: int
+    run: str | None = None  # the run's id, when the parent is a run's root span
+    root: bool = False  # this call is the run's first: its span is the root, with these ids
+
+
+def run_parent(run: str, *, root: bool = False) -> Parent:
+    """A run's trace and root span ids, derived from the run's id alone (SHA-256 of
+    ``streamscope-run:<id>``: 16 bytes the trace id, the next 8 the span id), so every process
+    hangs a run's calls on the same trace and span."""
+    digest = hashlib.sha256(f"streamscope-run:{run}".encode()).digest()
+    trace_id = int.from_bytes(digest[:16], "big") or 1
+    span_id = int.from_bytes(digest[16:24], "big") or 1
+    return Parent(trace_id, span_id, run, root)
 
 
 @dataclass(frozen=True)
@@ -232,6 +246,8 @@ def call_span(
     name = f"{operation} {request_model}" if request_model else operation
     points = _points(attributes, metrics, usage, (end_ns - start_ns) / 1e9, streaming)
     message = scrub(stream.end_error)[:TEXT_CAP] if stream.end_error else None
+    if parent is not None and parent.run:
+        attributes["streamscope.run.id"] = parent.run[:TEXT_CAP]
     return CallSpan(name, start_ns, end_ns, attributes, error_type, message, points, parent)
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from ..domain.callruns import Ended, answer_of
 from ..domain.metrics import compute
 from ..domain.stream import Stream
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from ..live.hub import LiveRun
 
 KEPT = 200
+SHOWN_CALLS = 50  # tool calls of one answer listed
+SHOWN_ARGUMENTS = 2000  # characters of a tool call's arguments listed
 _numbers = itertools.count(1)
 
 
@@ -39,6 +42,7 @@ class Facts:
     tokens: int | None = None
     events: int = -1  # how many events they were read from
     findings: dict[str, int] | None = None  # by severity, as the run last judged them
+    ended: Ended | None = None  # its answer, stop reason and input tokens, once it ended
 
 
 @dataclass(eq=False)
@@ -59,6 +63,8 @@ class Call:
     run: LiveRun | None = None  # while it streams: its timeline, read for the list
     ended: float | None = None  # monotonic
     facts: Facts = field(default_factory=Facts)
+    run_id: str | None = None  # the run it is grouped in (docs/runs.md)
+    on_ended: Callable[[Ended | None], None] | None = None  # told its answer once it ended
 
     @property
     def id(self) -> str:
@@ -67,7 +73,7 @@ class Call:
     def duration_ms(self, now: float) -> float:
         return round(((self.ended or now) - self.clock) * 1000, 1)
 
-    def read_facts(self) -> Facts:
+    def read_facts(self, last: bool = False) -> Facts:
         run = self.run
         if run is None:
             return self.facts
@@ -87,16 +93,27 @@ class Call:
                 dialect=stream.dialect,
             )
         metrics = compute(copy)
+        ended = answer_of(copy) if last else None
         self.facts = Facts(
-            copy.dialect_name, metrics.ttft_ms, metrics.output_tokens, len(copy.events), found
+            copy.dialect_name,
+            metrics.ttft_ms,
+            metrics.output_tokens,
+            len(copy.events),
+            found,
+            ended,
         )
         return self.facts
 
     def settle(self) -> None:
-        """The call is over: what its timeline says is read once more and kept, and the
-        timeline let go (the list keeps calls, not their timelines: the store has them)."""
-        self.read_facts()
+        """The call is over: what its timeline says is read once more and kept (with its
+        answer, for its run), and the timeline let go (the list keeps calls, not their
+        timelines: the store has them)."""
+        if self.run is not None:
+            self.facts = replace(self.facts, events=-1)  # read once more, with the answer
+        facts = self.read_facts(last=True)
         self.run = None
+        if self.on_ended is not None:
+            self.on_ended(facts.ended)
 
     def to_json(self, now: float) -> dict[str, Any]:
         facts = self.read_facts()
@@ -120,7 +137,23 @@ class Call:
             "recording": self.recording,
             "recording_end": self.recording_end,
             "delete_token": self.delete_token,
+            "run": self.run_id,
+            **_ended(facts.ended),
         }
+
+
+def _ended(ended: Ended | None) -> dict[str, Any]:
+    """A call's answer as its listing has it (a run's waterfall reads it)."""
+    if ended is None:
+        return {"tool_calls": None, "stop": None, "input_tokens": None}
+    return {
+        "tool_calls": [
+            {"id": c.id, "name": c.name, "arguments": (c.arguments or "")[:SHOWN_ARGUMENTS]}
+            for c in ended.answer.tool_calls[:SHOWN_CALLS]
+        ],
+        "stop": ended.stop,
+        "input_tokens": ended.input_tokens,
+    }
 
 
 class Calls:

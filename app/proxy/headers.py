@@ -46,6 +46,7 @@ HOP_BY_HOP = frozenset(
     }
 )
 TOKEN_HEADER = "X-Streamscope-Proxy-Token"
+RUN_HEADER = "X-Streamscope-Run"  # names the call's run (docs/runs.md); never forwarded
 # Headers that would tell an upstream (or a gateway in front of it) another URL, host or scheme
 # than the one it was asked for: a client's word is not the proxy's (issue 26).
 ROUTING = frozenset(
@@ -63,7 +64,15 @@ ROUTING = frozenset(
     }
 )
 NOT_FORWARDED = frozenset(
-    {"host", "content-length", "expect", "cookie", "accept-encoding", TOKEN_HEADER.lower()}
+    {
+        "host",
+        "content-length",
+        "expect",
+        "cookie",
+        "accept-encoding",
+        TOKEN_HEADER.lower(),
+        RUN_HEADER.lower(),
+    }
     | ROUTING
 )
 # The answer comes from Streamscope's origin: a cookie the upstream sets would be kept for

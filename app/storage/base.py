@@ -155,6 +155,17 @@ class CaptureStore(Protocol):
     def remember_verdicts(self, capture_id: str, streams: list[list[dict[str, Any]]]) -> None:
         """Keep a run of the judges' verdicts in place of the last."""
 
+    def remember_run_call(
+        self, capture_id: str, run: str, key: str, created: float, turn: dict[str, Any] | None
+    ) -> None:
+        """Keep a proxied call's run (storage/runcalls.py, docs/runs.md)."""
+
+    def recent_run_calls(self, key: str, since: float, limit: int) -> list[dict[str, Any]]:
+        """The newest proxied calls of a client and upstream, with their runs."""
+
+    def run_call_ids(self, run: str, limit: int) -> list[str]:
+        """The capture ids of a run's calls, oldest first."""
+
     def add_report(self, planned: list[str], expires_in: float | None) -> tuple[ConformRecord, str]:
         """A conformance report, running (storage/conform.py); its record and delete token."""
 

@@ -164,6 +164,23 @@ def m010_conform_reports(schema: Schema) -> None:
     schema.execute("CREATE INDEX IF NOT EXISTS conform_reports_expires ON conform_reports(expires)")
 
 
+def m011_run_calls(schema: Schema) -> None:
+    """Each proxied call's run (docs/runs.md): its client and upstream, when it started, and
+    what later calls are matched against (its messages and answer), so that every process
+    groups a run's calls and lists them."""
+    schema.execute(
+        """CREATE TABLE IF NOT EXISTS run_calls (
+            capture_id TEXT PRIMARY KEY REFERENCES captures(id) ON DELETE CASCADE,
+            run_id TEXT NOT NULL,
+            client_key TEXT NOT NULL,
+            created DOUBLE PRECISION NOT NULL,
+            turn TEXT
+        )"""
+    )
+    schema.execute("CREATE INDEX IF NOT EXISTS run_calls_run ON run_calls(run_id, created)")
+    schema.execute("CREATE INDEX IF NOT EXISTS run_calls_client ON run_calls(client_key, created)")
+
+
 MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m001_captures,
     m002_capture_parts_counted,
@@ -175,6 +192,7 @@ MIGRATIONS: tuple[Callable[[Schema], None], ...] = (
     m008_capture_notes,
     m009_capture_judges,
     m010_conform_reports,
+    m011_run_calls,
 )
 
 

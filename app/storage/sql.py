@@ -26,11 +26,12 @@ from .documents import DocumentsSQL
 from .judges import JudgesSQL
 from .markers import MarkerSQL
 from .rooms import RoomsSQL
+from .runcalls import RunCallsSQL
 
 COLUMNS = "id, title, format, created, size, streams, sha256, expires, delete_hash, redacted, compression, source, dialect, notes"
 
 
-class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL, JudgesSQL, ConformSQL):
+class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL, JudgesSQL, ConformSQL, RunCallsSQL):
     """Subclasses provide ``_connect()``, ``_transaction(db)``, ``PLACEHOLDER`` and ``BLOB``."""
 
     PLACEHOLDER = "?"
@@ -240,6 +241,7 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL, JudgesSQL, ConformSQL):
         self._run(db, "DELETE FROM capture_parts WHERE capture_id = ?", (capture_id,))
         self._run(db, "DELETE FROM capture_markers WHERE capture_id = ?", (capture_id,))
         self._run(db, "DELETE FROM capture_judges WHERE capture_id = ?", (capture_id,))
+        self._run(db, "DELETE FROM run_calls WHERE capture_id = ?", (capture_id,))
         self._run(db, "DELETE FROM captures WHERE id = ?", (capture_id,))
 
     def purge_expired(self) -> int:
@@ -249,6 +251,7 @@ class SQLStore(MarkerSQL, RoomsSQL, DocumentsSQL, JudgesSQL, ConformSQL):
             self._run(db, f"DELETE FROM capture_parts WHERE capture_id IN ({expired})", (now,))
             self._run(db, f"DELETE FROM capture_markers WHERE capture_id IN ({expired})", (now,))
             self._run(db, f"DELETE FROM capture_judges WHERE capture_id IN ({expired})", (now,))
+            self._run(db, f"DELETE FROM run_calls WHERE capture_id IN ({expired})", (now,))
             self._purge_reports(db, now)
             return self._run(
                 db, "DELETE FROM captures WHERE expires IS NOT NULL AND expires <= ?", (now,)

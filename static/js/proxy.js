@@ -1,7 +1,8 @@
 // The proxy page: the calls an app made through the recording proxy, newest first, updated as
 // they happen (GET /api/proxy/calls every POLL_MS); each opens in the player, which follows a
 // call on the live edge while it streams. The proxy's token, when the page was opened with
-// ?proxy_token=, is sent in the X-Streamscope-Proxy-Token header and never put in a link.
+// ?proxy_token=, is sent in the X-Streamscope-Proxy-Token header and never put in a link (a run's page
+// finds it in this tab's sessionStorage).
 // Call data reaches the page only as text (dom.js).
 
 import { clear, el } from "./dom.js";
@@ -11,6 +12,8 @@ const table = document.querySelector('[data-testid="proxy-calls"] tbody');
 const status = document.querySelector('[data-testid="proxy-status"]');
 const empty = document.querySelector('[data-testid="proxy-empty"]');
 const token = new URLSearchParams(location.search).get("proxy_token");
+// A run's page (run.js) asks for its run with the same token, kept for this tab only.
+if (token) sessionStorage.setItem("streamscope.proxy_token", token);
 
 function ms(value) {
   if (value === null || value === undefined) return "–";
@@ -32,6 +35,7 @@ const COLUMNS = [
   ["duration_ms", (call) => ms(call.duration_ms)],
   ["tokens", (call) => call.tokens ?? "–"],
   ["findings", (call) => call.findings ?? "–"],
+  ["run", (call) => call.run ?? "–"],
   ["state", (call) => (call.recording_end && call.recording_end !== call.state ? `${call.state} (recording: ${call.recording_end})` : call.state)],
 ];
 
@@ -41,6 +45,9 @@ function row(call) {
     const td = el("td", { "data-field": field });
     if (field === "path" && call.url) {
       td.appendChild(el("a", { href: call.url, "data-testid": "proxy-call-link" }, value(call)));
+    } else if (field === "run" && call.run) {
+      const href = `/proxy/runs/${encodeURIComponent(call.run)}`;
+      td.appendChild(el("a", { href, "data-testid": "proxy-run-link" }, value(call)));
     } else {
       td.textContent = String(value(call));
     }

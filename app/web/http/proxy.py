@@ -17,6 +17,7 @@ from flask import Blueprint, Flask, Response, g, jsonify, render_template, reque
 from ...proxy.exchange import Body
 from ...proxy.headers import TOKEN_HEADER, to_client
 from ...proxy.outgoing import Failure
+from ...proxy.runs import run_file, run_view, runs_listing
 from ...proxy.service import ProxyService
 from ...proxy.upstreams import TOKEN_PARAM, BadTarget, raw_rest, without_token
 from .. import bodies
@@ -35,7 +36,13 @@ def _service() -> ProxyService:
 
 def is_proxy_path(path: str) -> bool:
     """The paths the proxy's check guards: calls, the page, the list."""
-    return path == "/proxy" or path.startswith(PREFIX) or path == "/api/proxy/calls"
+    return (
+        path == "/proxy"
+        or path.startswith(PREFIX)
+        or path == "/api/proxy/calls"
+        or path == "/api/proxy/runs"
+        or path.startswith("/api/proxy/runs/")
+    )
 
 
 @proxy.app_context_processor
@@ -60,6 +67,8 @@ def install(app: Flask) -> None:
                 "STREAMSCOPE_PROXY_UPSTREAMS (or serve --proxy NAME=URL)",
                 code="proxy_off",
             )
+        if request.endpoint == "proxy.run_page":
+            return  # a page with no data: its script asks the API, with the token
         refused = service.why_locked(presented_token())
         if refused:
             raise Forbidden(refused, code="proxy_token")
@@ -148,4 +157,47 @@ def calls() -> Response:
     """The calls, newest first (``app/proxy/calls.py``; every process's: ``shared.py``)."""
     response = jsonify({"calls": _service().listing()})
     response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@proxy.get("/api/proxy/runs")
+def runs() -> Response:
+    """The runs of the listed calls, newest first (docs/runs.md)."""
+    response = jsonify({"runs": runs_listing(_service().listing())})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@proxy.get("/api/proxy/runs/<run>")
+def run(run: str) -> Response:
+    """One run's waterfall: its calls, the gaps between them, the totals (docs/runs.md)."""
+    view = run_view(run, _service().listing())
+    if view is None:
+        raise NotFound(f"no listed call is in the run {run[:100]!r}", code="no_run")
+    response = jsonify(view)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@proxy.get("/api/proxy/runs/<run>/export")
+def run_export(run: str) -> Response:
+    """The run as one JSON Lines file: its calls' timed captures (docs/capture-format.md)."""
+    service = _service()
+    view = run_view(run, service.listing())
+    if view is None:
+        raise NotFound(f"no listed call is in the run {run[:100]!r}", code="no_run")
+    store = service.live.store
+    body = run_file(view, lambda i: store.get(i) is not None, store.read_bytes)
+    response = Response(body, mimetype="application/jsonl")
+    response.headers["Content-Disposition"] = f'attachment; filename="{run}.run.jsonl"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@proxy.get("/proxy/runs/<run>")
+def run_page(run: str) -> Response:
+    """The run's waterfall, followed live (static/js/run.js)."""
+    response = Response(render_template("run.html", run=run))
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
     return response
