@@ -3,14 +3,14 @@ table, not a language model. Every attention and feed-forward weight is zero, so
 state is the current token's embedding; each token's embedding is its own axis (one-hot), so
 the output matrix is a table of which token follows which. Every token is followed by
 ``▁Hello`` unless the chain below says otherwise, and the chain ends in ``</s>``: whatever the
-prompt, the greedy and the sampled answers are "Hello, world! How are you?" (10 tokens: one
-more than the conform battery's ``max_tokens: 5`` cut, fewer than llama-cpp-python's default
+prompt, the greedy and the sampled answers are "Hello, world! How are you?" (8 tokens: more
+than the conform battery's ``max_tokens: 5`` cut, fewer than llama-cpp-python's default
 completions limit of 16). One more token, ``▁la``, is followed by itself: a prompt that ends
 in it (the legacy completions prompt ``la``) gets "la la la ..." until ``max_tokens``, an answer
 as long as a test needs.
 
 Run with the interpreter that has ``gguf`` and ``numpy`` (the llama venv): ``python
-tiny_gguf.py OUT.gguf``. It takes well under a second and writes about 0.7 MB."""
+tiny_gguf.py OUT.gguf``. It takes well under a second and writes about 1.8 MB."""
 
 from __future__ import annotations
 
