@@ -39,6 +39,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import kit  # noqa: F401  (puts the repository on sys.path)
@@ -225,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"\nresults: {save_json('bench_otel', results)}")
     if args.json:
-        write_json(__import__("pathlib").Path(args.json), results)
+        write_json(Path(args.json), results)
     return table.verdict()
 
 

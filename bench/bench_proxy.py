@@ -43,6 +43,7 @@ import json
 import socket
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import kit  # noqa: F401  (puts the repository on sys.path)
@@ -233,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"\nresults: {save_json('bench_proxy', results)}")
     if args.json:
-        write_json(__import__("pathlib").Path(args.json), results)
+        write_json(Path(args.json), results)
     return table.verdict()
 
 
