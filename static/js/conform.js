@@ -43,12 +43,7 @@ function remember() {
 }
 
 function restore() {
-  let saved = null;
-  try {
-    saved = JSON.parse(localStorage.getItem(KEY) || "null");
-  } catch {
-    saved = null;
-  }
+  const saved = endpoint.savedForm(KEY);
   if (!saved || typeof saved !== "object") return;
   for (const name of ["api", "base_url", "model", "api_key_env", "expires"]) {
     const field = form.elements[name];

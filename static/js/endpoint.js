@@ -34,6 +34,15 @@ export function keyFields(form) {
   return env ? { api_key_env: env } : key ? { api_key: key } : {};
 }
 
+/** What a page kept of its form under `key` in localStorage, or null (none, or not JSON). */
+export function savedForm(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key) || "null");
+  } catch {
+    return null;
+  }
+}
+
 /** The model list's error ({code, message, upstream?}), or none. */
 export function showModelsError(node, error) {
   if (error) showProblem(node, error, "Models: ");

@@ -45,12 +45,7 @@ function values() {
 }
 
 function restore() {
-  let saved = null;
-  try {
-    saved = JSON.parse(localStorage.getItem(KEY) || "null");
-  } catch {
-    saved = null;
-  }
+  const saved = endpoint.savedForm(KEY);
   const messages = saved?.messages?.length ? saved.messages : [{ role: "system", content: "You are a helpful assistant." }, { role: "user", content: "Say hello in five words." }];
   for (const message of messages) addMessage(message.role, message.content);
   if (!saved) return;
