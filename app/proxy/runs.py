@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import orjson
-
+from ..captures.runfile import run_lines
 from ..domain.callruns import MAX_CALLS
 
 ACTIVE = ("connecting", "streaming")
@@ -111,24 +110,15 @@ def runs_listing(listing: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(runs.values(), key=lambda r: r["started"], reverse=True)
 
 
-RUN_FORMAT = "streamscope.run"
-
-
 def run_file(
     view: dict[str, Any], exists: Callable[[str], bool], read: Callable[[str], bytes]
 ) -> Iterator[bytes]:
     """A run as one JSON Lines file (docs/capture-format.md, "A run"): a ``run`` record naming
-    the captures, then each ended call's timed capture as it is stored, in the run's order;
-    one capture in memory at a time (a call still streaming, or whose recording is gone, is
-    left out)."""
+    the captures, then each ended call's timed capture as it is stored, in the run's order
+    (one in memory at a time; a call still streaming, or whose recording is gone, is left out)."""
     ids = [
         c["id"]
         for c in view["calls"]
         if c.get("state") not in ACTIVE and isinstance(c.get("id"), str) and exists(c["id"])
     ]
-    record = {"type": "run", "format": RUN_FORMAT, "version": 1, "run": view["run"]}
-    yield orjson.dumps({**record, "captures": ids}) + b"\n"
-    for capture_id in ids:
-        data = read(capture_id)
-        if data:
-            yield data if data.endswith(b"\n") else data + b"\n"
+    return run_lines(view["run"], ids, read)
