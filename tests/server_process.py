@@ -78,3 +78,11 @@ class ServerProcess:
         # what the group may still hold (uvicorn workers): none should be left
         with contextlib.suppress(ProcessLookupError):
             os.killpg(group, signal.SIGKILL)
+
+
+def interruptible() -> None:
+    """A ``preexec_fn`` for a child that a test stops with Ctrl-C: SIGINT back to its default.
+    A shell starts a background job with SIGINT ignored, the child inherits that, and Python
+    then installs no KeyboardInterrupt handler: a suite run in the background (``.ci/run &``)
+    would see the child ignore the test's SIGINT."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

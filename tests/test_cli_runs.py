@@ -11,6 +11,7 @@ import pytest
 from app.captures import read_capture
 
 from .live_server import LiveServer, free_port
+from .server_process import interruptible
 
 pytestmark = pytest.mark.integration  # starts real servers on loopback
 
@@ -88,6 +89,7 @@ def _interrupted_record(base_url: str, model: str, out, signum: int, after_outpu
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=interruptible,
     )
     try:
         if after_output:

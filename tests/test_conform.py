@@ -19,6 +19,7 @@ import pytest
 from app.cli import main
 
 from .live_server import ROOT, LiveServer
+from .server_process import interruptible
 from .test_conform_cases import (
     ANTHROPIC_CASES,
     CHAT_CASES,
@@ -265,7 +266,13 @@ def test_ctrl_c_ends_the_run_with_130_and_a_line(fake):
     command = [sys.executable, "-m", "app.cli", "conform", "--base-url", fake.url]
     command += ["--model", "slow:30", "--only", "plain,long", "--concurrency", "1"]
     before = len(fake.requests)
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=interruptible,
+    )
     deadline = time.monotonic() + 30
     while len(fake.requests) == before:  # the first case (3 s) is running once its request came
         assert time.monotonic() < deadline and process.poll() is None, process.poll()
