@@ -14,9 +14,11 @@ from typing import Any
 
 import orjson
 
+from ..domain.callruns import MAX_CALLS
+
 RUN_FORMAT = "streamscope.run"
 RUN_VERSION = 1
-MAX_RUN_CAPTURES = 200  # as a run's calls (app/domain/callruns.py's MAX_CALLS)
+MAX_RUN_CAPTURES = MAX_CALLS  # a file holds at most a run's calls
 MAX_RUN_NAME = 100
 
 
